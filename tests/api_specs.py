@@ -528,7 +528,8 @@ def _more_module_specs(tiny) -> dict:
                     "fp8_training", "fp8_unavailable", "kill_forgotten_debug_jobs", "newer_stack",
                     "optimal_checkpoint_interval", "pipeline_free_gpus",
                     "release_failed_allocations",
-                    "resumable_training", "reserved_pricing", "rl_partial_rollouts",
+                    "resumable_training", "reserved_pricing", "rl_fp8_rollouts",
+                    "rl_partial_rollouts",
                     "spot_pricing", "spot_without_checkpoints")
     one_named = ("bill", "checkpoint_plan_of", "example_portfolio", "hardware_sweep",
                  "has_ranges", "ledger_scenario", "predicted_step", "smaller_model_longer")

@@ -40,7 +40,7 @@ def test_a_claim_on_a_scenario_is_judged_as_the_same_claim_by_flags(tmp_path, ca
                                                                      excluded):
     # 2.4M GPU-h for DeepSeek-V3's pre-training (Table 1: 2.664M, 47.5% of the BF16 peak, within
     # 5% of the best other comparable run, plausible at the edge): 47.5% × 2.664 / 2.4 ≈ 52.7%,
-    # above the best other comparable run beyond the ±5% tolerance (tests/test_claims.py: NeMo
+    # above the best other comparable run beyond claims.EDGE_SHARE, 5% (tests/test_claims.py: NeMo
     # AutoModel's DeepSeek-V3 benchmark × r, 45.5%)
     path = tmp_path / "ds.yaml"
     path.write_text(DSV3)

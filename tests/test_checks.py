@@ -1083,3 +1083,25 @@ def test_default_batch_hint_for_deepseek_v3_at_the_default_batch():
     assert checks.default_batch_hint(v, False, defaults={"global_batch_tokens"}) is None
     assert checks.default_batch_hint({**v, "model": "qwen3-30b-a3b"}, True,
                                      defaults={"global_batch_tokens"}) is None
+    # nor at the published batch itself, nor for a config.json model (no published run)
+    assert checks.default_batch_hint({**v, "global_batch_tokens": 62_914_560}, True,
+                                     defaults={"global_batch_tokens"}) is None
+    assert checks.default_batch_hint({**v, "model": "/no/such/config.json"}, True,
+                                     defaults={"global_batch_tokens"}) is None
+
+
+def test_a_plan_just_over_the_usable_hbm_says_what_the_count_rests_on():
+    # An infrastructure trial: Llama 3 405B's own Table 4 plan on 8,192 H100s (TP8 · PP16 ×
+    # v8 · DP64, ZeRO-2, no recomputation; arXiv:2407.21783) read "needs at least 82 GB ...
+    # more than the 82 GB usable" at a 5% reserve: 80 GiB × 0.95 = 81.6 GB by hand, so the
+    # figures take a decimal where whole GB read the same, and a count within 15% of the
+    # usable HBM names the keys it rests on.
+    from llmcost.bill.checks import plan_does_not_fit
+    v = _values(model="llama-3.1-405b", n_gpus=8192, seq_len=8192, tp=8, pp=16, dp=64,
+                pp_virtual_stages=8, pp_schedule="interleaved", micro_batch_size=1,
+                zero_stage=2, recompute="none", global_batch_tokens=16 * 2**20,
+                mem_reserve_fraction=0.05)
+    said = plan_does_not_fit(v, advice=False)
+    assert f"more than the {80 * 2**30 * 0.95 / 1e9:.1f} GB usable (5% reserve)" in said
+    assert "(within 15% of it: the count rests on the scenario's optimizer_recipe, " \
+           "bf16_adam_fp32_grads, and mem_reserve_fraction, 5%: check both" in said

@@ -61,7 +61,7 @@ def test_the_listed_keys_do_not_move_the_dpo_line_by_hand():
     assert base.figures["rl_gpu_hours"] == pytest.approx(gpu_h, rel=1e-4)
     changed = {"rl_samples_per_prompt": 4, "rl_reward": "reward_model",
                "rl_response_tokens_max": 2048, "rl_rollout_tp": 8, "rl_partial_rollouts": True,
-               "rl_ppo_epochs": 3}
+               "rl_ppo_epochs": 3, "rl_rollout_weight_dtype": "fp8"}
     assert set(changed) | {"rl_async"} == set(DPO_IGNORED_KEYS)
     for k, v in changed.items():
         # the response lengths are drawn around the mean up to the maximum: their sum is the

@@ -83,15 +83,16 @@ def test_a_job_the_default_batch_cannot_split_is_told_the_batch_was_not_given(tm
     # A compute-governance trial priced a 1e26-FLOP run, Llama 3.1 405B on 25,000 H100s at a
     # given MFU, without global_batch_tokens: refused at the default 4,194,304 tokens (512
     # sequences of 8,192; 25,000 = 2^3 × 5^5 GPUs leave dp at most 8) and told only to use
-    # 4,096 GPUs. Llama 3 trained 405B at 16M tokens per step on 16,384 H100s (Table 4).
+    # 4,096 GPUs; the refusal now says the batch was a default.
     text = ("model: llama-3.1-405b\naccelerator: H100-SXM\nn_gpus: 25000\n"
             "train_tokens: 4.1e13\nseq_len: 8192\nmfu: 0.4\nprice_usd_per_gpu_hour: 2.5\n")
     path = tmp_path / "big.yaml"
     path.write_text(text)
     with pytest.raises(report.ScenarioError) as e:
         report.estimate_ledger(path)
-    assert "global_batch_tokens is not given: its default, 4,194,304 tokens (512 sequences of " \
-           "8,192), is the default scenario's, for 2,048 GPUs" in str(e.value)
+    assert "global_batch_tokens is not given: the default, 4,194,304 tokens (512 sequences of " \
+           "8,192), the default scenario's for 2,048 GPUs, was used: give the run's own" in \
+        str(e.value)
     # a batch the scenario gives is its own: no such clause
     path.write_text(text + "global_batch_tokens: 4194304\n")
     with pytest.raises(report.ScenarioError) as e:

@@ -482,7 +482,7 @@ def test_a_range_inside_a_record_says_where_a_range_goes(tmp_path):
     assert isinstance(load_scenario(f)["ledger_project_months"], llmcost.Range)
 
 
-def test_a_model_folder_beside_the_scenario_is_read_as_its_config_json(tmp_path):
+def test_a_model_folder_beside_the_scenario_is_read_as_its_config_json(tmp_path, monkeypatch):
     # A small-lab trial wrote `model: cfgdir` for a folder holding its config.json beside the
     # scenario and read "not in the catalogue"; `model: cfgdir/config.json` was read. The folder
     # is read as its config.json (ModelSpec.from_hf_config takes a folder), a catalogue name
@@ -499,3 +499,8 @@ def test_a_model_folder_beside_the_scenario_is_read_as_its_config_json(tmp_path)
     assert load_scenario(f)["model"] == str((tmp_path / "cfgdir" / "config.json").resolve())
     f.write_text("model: llama-2-7b\n")
     assert load_scenario(f)["model"] == "llama-2-7b"
+    # a bare name on the command line (`check --model cfgdir`) is told the path to give
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="a folder 'cfgdir' holding a config.json is here: "
+                                         "give its path, cfgdir/config.json"):
+        llmcost.load_model("cfgdir")

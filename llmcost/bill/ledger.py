@@ -78,8 +78,9 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
                           fmt_quantity, fmt_usd, noun, usd_as_printed, with_article)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
-from ..serving.rl import (decode_factor_words, fitting_rollout_tp, scenario_campaign,
-                          shape_words, time_factor_triangle, time_factor_words)
+from ..serving.rl import (decode_factor_words, fitting_rollout_tp, rollout_weight_dtype_key,
+                          scenario_campaign, shape_words, time_factor_triangle,
+                          time_factor_words)
 from ..training import reliability as rel
 from ..training.accuracy import (central_mfu_words, distinct_percents, mfu_band,
                                  step_error_words, uncapped_high)
@@ -735,8 +736,8 @@ def _pretraining_phases(b: _Basis) -> list:
     ``_mfu_point`` holds the point it was drawn around), a phase that gives its own MFU m_ph
     moves with it, m_ph × m_draw ÷ m_point (perfectly correlated: the same model, hardware and
     software; a trial's 128k phase kept one figure in every draw, $3.93M–$3.93M, while the
-    main run had a range), as the levers scale it (``levers._with_phase_mfus_scaled``), up to
-    MFU 1 (``_phase_mfu_moved``)."""
+    main run had a range), up to MFU 1 (``_phase_mfu_moved``; the levers scale it so too,
+    ``levers._with_phase_mfus_scaled``, and refuse a lever that would take it above 1)."""
     p = b.p
     moved = b.mfu / p["_mfu_point"] if p.get("_mfu_point") else 1.0
     phases = [{"name": "main", "tokens": p["train_tokens"], "seq_len": p["seq_len"],
@@ -1753,7 +1754,8 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
     try:
         return scenario_campaign(p, usd_per_gpu_hour)
     except ValueError as e:
-        msg = user_words(str(e), {"tp": "rl_rollout_tp", "weight_dtype": "serve_weight_dtype"})
+        msg = user_words(str(e), {"tp": "rl_rollout_tp",
+                                  "weight_dtype": rollout_weight_dtype_key(p)})
         # the first rollout TP that prices, in rl.fitting_rollout_tp's order (a teacher ran
         # notebook 00 on Kimi K2 and read only "raise rl_rollout_tp"); a report takes it itself
         # where the scenario gives none

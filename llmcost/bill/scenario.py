@@ -579,7 +579,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "(tuning.cc); null: data/efficiency.csv", _nonnegative),
     # ---- serving, demand and the RL loop (notebook 05; llmcost.inference, llmcost.rl)
     Param("serve_weight_dtype", "str", "serving weight precision, also the RL rollouts' "
-          "(llmcost.rl.scenario_iteration)", _one_of(*_WEIGHT_DTYPES)),
+          "unless rl_rollout_weight_dtype gives theirs (llmcost.rl.scenario_iteration)",
+          _one_of(*_WEIGHT_DTYPES)),
     Param("serve_kv_dtype", "str", "KV-cache precision, also the RL rollouts'",
           _one_of("bf16", "fp16", "fp8")),
     Param("serve_tp", "int", "tensor-parallel GPUs per serving replica; 0: the cheapest per "
@@ -607,6 +608,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "(the rest train); 0: colocated",
           _nonnegative),
     Param("rl_rollout_tp", "int", "tensor-parallel GPUs per rollout replica", _positive),
+    Param("rl_rollout_weight_dtype", "str|none", "the RL rollouts' weight precision (e.g. fp8: "
+          "an 8-bit copy of the policy generates, the update stays in BF16; FlashRL, FP8-RL); "
+          "null: serve_weight_dtype's", _one_of(*_WEIGHT_DTYPES)),
     Param("rl_async", "bool", "asynchronous RL: generation overlaps training (off-policy by one "
           "step; needs rl_rollout_gpus > 0)"),
     Param("rl_partial_rollouts", "bool", "partial rollouts: unfinished responses continue next "
@@ -815,7 +819,8 @@ LEDGER_DEFAULTS = {
     "inference_output_tokens": 250, "rl_algorithm": "grpo", "rl_reward": "verifier",
     "rl_prompts_per_step": 32, "rl_samples_per_prompt": 16, "rl_prompt_tokens": 512,
     "rl_response_tokens": 1024, "rl_response_tokens_max": 3584, "rl_ppo_epochs": 1,
-    "rl_gpus": 64, "rl_rollout_gpus": 0, "rl_rollout_tp": 4, "rl_async": False,
+    "rl_gpus": 64, "rl_rollout_gpus": 0, "rl_rollout_tp": 4, "rl_rollout_weight_dtype": None,
+    "rl_async": False,
     "rl_partial_rollouts": False, "rl_weight_sync_s": None, "rl_train_mfu": None,
     "rl_verifier_usd_per_sample": 0.0, "rl_iterations": 1000, "rl_runs": 5,
     "rl_time_factor": None, "rl_framework": "generic",

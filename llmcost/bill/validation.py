@@ -40,8 +40,8 @@ from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gp
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN,
                           TAIL_SHARE_CHECKED, fitting_rollout_tp, load_rl_validation,
-                          scenario_campaign, scenario_iteration, scenario_time_factor,
-                          time_factor_triangle)
+                          rollout_weight_dtype, rollout_weight_dtype_key, scenario_campaign,
+                          scenario_iteration, scenario_time_factor, time_factor_triangle)
 from ..training import reliability as rel
 from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
@@ -154,7 +154,8 @@ def _rl_check(p: dict, price: float) -> None:
         scenario_campaign(p, price)
     except ValueError as e:
         raise ScenarioError("RL set-up (rl_ keys): " + user_words(
-            str(e), {"tp": "rl_rollout_tp", "weight_dtype": "serve_weight_dtype"})) from None
+            str(e), {"tp": "rl_rollout_tp", "weight_dtype": rollout_weight_dtype_key(p)})
+            ) from None
 
 
 def check_money_lines(bill: Ledger) -> None:
@@ -250,12 +251,14 @@ def _tpot_unit_warning(p: dict) -> str | None:
 
 
 def _serving_weight_warning(p: dict) -> str | None:
-    """One sentence when ``serve_weight_dtype`` is FP8 on an accelerator without an FP8 peak
+    """One sentence when ``serve_weight_dtype`` (or the RL rollouts', ``rl.rollout_weight_dtype``)
+    is FP8 on an accelerator without an FP8 peak
     (A100, TPU v5e): the serving set-up runs the weights weight-only, dequantised to BF16
     (``inference.serving_cost``'s notes), fewer bytes read but no faster matmuls (a trial's
     A100 with FP8 weights ran without a word, where ``llmcost check --dtype fp8`` refuses the
     A100 for having no FP8 peak). None otherwise."""
-    if p.get("serve_weight_dtype") != "fp8" or "accelerator" not in p:
+    serve, rollouts = p.get("serve_weight_dtype") == "fp8", rollout_weight_dtype(p) == "fp8"
+    if not (serve or rollouts) or "accelerator" not in p:
         return None
     try:
         acc = load_accelerator(p["accelerator"])
@@ -263,10 +266,12 @@ def _serving_weight_warning(p: dict) -> str | None:
         return None
     if acc.peak_fp8_flops_per_s:
         return None
-    return (f"serve_weight_dtype=fp8 on {acc.name}, which has no FP8 peak, is priced "
+    key = "serve_weight_dtype" if serve else "rl_rollout_weight_dtype"
+    what = (["the served tokens of synthetic data, benchmark runs, notebook 05's serving"]
+            if serve else []) + (["the RL rollouts"] if rollouts else [])
+    return (f"{key}=fp8 on {acc.name}, which has no FP8 peak, is priced "
             "weight-only (FP8 weights dequantised to BF16 for the matmuls, half the weight "
-            "bytes at the BF16 peak): the served tokens of synthetic data, benchmark runs, "
-            "notebook 05's serving and the RL rollouts")
+            "bytes at the BF16 peak): " + " and ".join(what))
 
 
 def _serving_latency_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -555,16 +555,19 @@ def _way_out_hint(e: ScenarioError, scenario: dict, used: dict) -> str:
         out += "; `ledger_rl: false` bills no RL campaign"
     batch = used.get("global_batch_tokens", {})
     if "do not split with a global batch" in msg and batch.get("from", "scenario") != "scenario":
-        # a compute-governance trial's 25,000 H100s were refused at the default batch, told only
-        # to use 4,096 GPUs
-        seq = used.get("seq_len", {}).get("value")
-        seqs = f" ({batch['value'] // seq:,} sequences of {seq:,})" if seq else ""
-        out += (f"; global_batch_tokens is not given: its default, {batch['value']:,} tokens"
-                f"{seqs}, is the default scenario's, for {fmt_gpus(LEDGER_DEFAULTS['n_gpus'])}; "
-                "a larger job trains a larger one (Llama 3 405B: 16M tokens per step, 2,048 "
-                "sequences of 8,192, on 16,384 H100s, arXiv:2407.21783 Table 4): give the "
-                "run's own")
+        out += _default_batch_words(batch["value"], used)
     return out
+
+
+def _default_batch_words(tokens: int, used: dict) -> str:
+    """What a refusal of a GPU count the default batch cannot split adds: that the batch was
+    not given (a compute-governance trial's 25,000 H100s were refused at the default 4,194,304
+    tokens and told only to use 4,096 GPUs); the refusal itself says which batches split."""
+    seq = int(used.get("seq_len", {}).get("value") or 0)
+    seqs = f" ({tokens // seq:,} sequences of {seq:,})" if seq else ""
+    return (f"; global_batch_tokens is not given: the default, {tokens:,} tokens{seqs}, the "
+            f"default scenario's for {fmt_gpus(LEDGER_DEFAULTS['n_gpus'])}, was used: give "
+            "the run's own")
 
 
 def estimate_ledger(scenario_path):

@@ -96,7 +96,8 @@ ALGORITHMS = ("ppo", "grpo", "dpo")
 #: update over given pairs, no generation, reward or epochs; ``responses_per_prompt``: 2): the
 #: bill's warning says why each (``bill.checks.DPO_IGNORED_KEYS``, the same keys).
 DPO_UNREAD_KEYS = ("rl_samples_per_prompt", "rl_reward", "rl_response_tokens_max",
-                   "rl_rollout_tp", "rl_async", "rl_partial_rollouts", "rl_ppo_epochs")
+                   "rl_rollout_tp", "rl_rollout_weight_dtype", "rl_async",
+                   "rl_partial_rollouts", "rl_ppo_epochs")
 PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs", "policy_update",
          "weight_sync", "idle")
 #: Training-pass MFU used when none is given: 40% (a typical dense BF16 MFU of
@@ -3413,16 +3414,33 @@ _ARG_RE = re.compile(r"(?<![\w.])(" + "|".join(sorted(SCENARIO_KEYS, key=len, re
                      + r")(?==)")
 
 
-def _scenario_error(e: ValueError) -> ValueError:
-    """The same error with each ``argument=`` renamed to its scenario key (``SCENARIO_KEYS``)."""
-    return ValueError(_ARG_RE.sub(lambda mt: SCENARIO_KEYS[mt.group(1)], str(e)))
+def rollout_weight_dtype(p: dict) -> str:
+    """The RL rollouts' weight precision a scenario gives: ``rl_rollout_weight_dtype``, else
+    ``serve_weight_dtype`` (the serving set-up's, the rollouts' before the key existed)."""
+    return p.get("rl_rollout_weight_dtype") or p.get("serve_weight_dtype") or "bf16"
+
+
+def rollout_weight_dtype_key(p: dict) -> str:
+    """The scenario key that sets the rollouts' weight precision (``rollout_weight_dtype``):
+    the one an error about it names."""
+    return "rl_rollout_weight_dtype" if p.get("rl_rollout_weight_dtype") else \
+        "serve_weight_dtype"
+
+
+def _scenario_error(e: ValueError, p: dict | None = None) -> ValueError:
+    """The same error with each ``argument=`` renamed to its scenario key (``SCENARIO_KEYS``;
+    ``weight_dtype`` the key that sets the scenario ``p``'s rollout precision,
+    ``rollout_weight_dtype_key``)."""
+    keys = {**SCENARIO_KEYS, "weight_dtype": rollout_weight_dtype_key(p or {})}
+    return ValueError(_ARG_RE.sub(lambda mt: keys[mt.group(1)], str(e)))
 
 
 def scenario_iteration(p: dict) -> RLIteration:
     """The RL iteration a validated scenario describes (``rl_`` keys, ``model``,
     ``accelerator`` with the scenario's ``comm_scaleout_bytes_per_s`` when it gives one
-    (``catalog.scenario_accelerator``), ``serve_weight_dtype`` / ``serve_kv_dtype`` for the
-    rollout precision).
+    (``catalog.scenario_accelerator``), ``rl_rollout_weight_dtype`` (else
+    ``serve_weight_dtype``: ``rollout_weight_dtype``) / ``serve_kv_dtype`` for the rollout
+    precision).
     Scoring and update passes run at ``rl_train_mfu`` if the scenario gives it, else at the
     step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``)
     among those the scenario's ``stack`` runs, priced on that stack (the trainer taken to run
@@ -3435,7 +3453,7 @@ def scenario_iteration(p: dict) -> RLIteration:
     try:
         return _scenario_iteration(p)
     except ValueError as e:
-        raise ValueError(str(_scenario_error(e)) + _heads_too(p, str(e))) from None
+        raise ValueError(str(_scenario_error(e, p)) + _heads_too(p, str(e))) from None
 
 
 def _heads_too(p: dict, message: str) -> str:
@@ -3496,7 +3514,8 @@ def _suits_heads(tp: int, model) -> bool:
 ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
                   "rl_samples_per_prompt", "rl_prompt_tokens", "rl_response_tokens",
                   "rl_response_tokens_max", "rl_ppo_epochs", "rl_reward", "rl_gpus",
-                  "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_partial_rollouts",
+                  "rl_rollout_gpus", "rl_rollout_tp", "rl_rollout_weight_dtype", "rl_async",
+                  "rl_partial_rollouts",
                   "rl_weight_sync_s", "rl_train_mfu", "rl_verifier_usd_per_sample",
                   "serve_weight_dtype", "serve_kv_dtype", "stack", ETP_KEY, "rl_framework")
 #: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken: the scenario
@@ -3509,7 +3528,8 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
 #: (model, GPUs, batch, lengths) has none: a scenario without one of those keys is refused by
 #: name (``_scenario_iteration``).
 ITERATION_DEFAULTS = {"stack": DEFAULT_STACK, "rl_weight_sync_s": None, "rl_train_mfu": None,
-                      "rl_rollout_gpus": 0, "rl_async": False, "rl_partial_rollouts": False,
+                      "rl_rollout_gpus": 0, "rl_rollout_weight_dtype": None,
+                      "rl_async": False, "rl_partial_rollouts": False,
                       "rl_verifier_usd_per_sample": 0.0, "serve_weight_dtype": "bf16",
                       "serve_kv_dtype": "bf16", ETP_KEY: 0, "rl_framework": "generic"}
 
@@ -3668,7 +3688,7 @@ def _iteration_of(key: tuple) -> RLIteration:
         train_plan="auto" if searched else None,
         train_etp=etp_of_key(p[ETP_KEY]) if searched else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
-        weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"], stack=p["stack"],
+        weight_dtype=rollout_weight_dtype(p), kv_dtype=p["serve_kv_dtype"], stack=p["stack"],
         recompute_old_logprobs=scenario_recomputes_old_logprobs(p["rl_algorithm"]),
         **framework_options(p["rl_framework"], p["accelerator"], asynchronous=p["rl_async"],
                             algorithm=p["rl_algorithm"],
@@ -3878,7 +3898,7 @@ def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
     try:
         camp = rl_campaign(it, p["rl_iterations"], p["rl_runs"], price_usd_per_gpu_hour)
     except ValueError as e:
-        raise _scenario_error(e) from None
+        raise _scenario_error(e, p) from None
     return scale_campaign(camp, float(factor))
 
 

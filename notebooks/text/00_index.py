@@ -107,6 +107,7 @@ rl_ppo_epochs: int = 1  # passes over each batch per iteration
 rl_gpus: int = 64  # GPUs of the RL job
 rl_rollout_gpus: int = 0  # GPUs of a separate rollout engine; 0: colocated
 rl_rollout_tp: int = 4  # tensor-parallel GPUs per rollout replica
+rl_rollout_weight_dtype: str = None  # the RL rollouts' weight precision; None: serve_weight_dtype's
 rl_async: bool = False  # asynchronous RL (needs rl_rollout_gpus > 0)
 rl_partial_rollouts: bool = False  # unfinished responses continue next step (APRIL)
 rl_weight_sync_s: float = None  # weight sync seconds; None: from link bandwidth

@@ -39,6 +39,7 @@ rl_ppo_epochs: int = 1  # passes over each batch per iteration
 rl_gpus: int = 64  # GPUs of the RL job
 rl_rollout_gpus: int = 0  # GPUs of a separate rollout engine; 0: colocated
 rl_rollout_tp: int = 4  # tensor-parallel GPUs per rollout replica
+rl_rollout_weight_dtype: str = None  # the RL rollouts' weight precision; None: serve_weight_dtype's
 rl_async: bool = False  # asynchronous RL (needs rl_rollout_gpus > 0)
 rl_partial_rollouts: bool = False  # unfinished responses continue next step (APRIL)
 rl_weight_sync_s: float = None  # weight sync seconds; None: from link bandwidth
@@ -1166,7 +1167,8 @@ grid = rl.scenario_variants(p, {
     "mean response ÷ 2": dict(rl_response_tokens=r0 // 2),
     "mean response × 2": dict(rl_response_tokens=r0 * 2),
     "no tail (max = mean)": dict(rl_response_tokens_max=r0),
-    "partial rollouts": dict(rl_partial_rollouts=True)}, price)
+    "partial rollouts": dict(rl_partial_rollouts=True),
+    "FP8 rollouts": dict(rl_rollout_weight_dtype="fp8")}, price)
 plots.table(grid.drop(columns="idle_share"),
             {"wall_s": "{:,.0f}", "usd_per_iteration": "${:,.0f}",
              "generation_time_share": "{:.1%}", "tail_share": "{:.1%}"},
@@ -1178,7 +1180,12 @@ plots.table(grid.drop(columns="idle_share"),
 # (the limit) does not change with G. The tail is the part no FLOP count shows: with responses
 # capped at several times the mean, the last few sequences decode at a batch of one or two while
 # every GPU of the job waits; removing it (every response at the mean length) shortens the
-# iteration by the tail share in the table.
+# iteration by the tail share in the table. **FP8 rollouts** (`rl_rollout_weight_dtype: fp8`: an
+# 8-bit copy of the policy generates, the update stays in BF16) read half the weight bytes per
+# decoded token; the sampled tokens then come from a slightly different policy than the one
+# trained, which FlashRL (Liu, Yao et al. 2025) and FP8-RL (Qiu et al. 2026, arXiv:2601.18150, up
+# to +44% rollout throughput measured) correct with truncated importance sampling. The row is
+# the serving model's FP8 decode; the re-quantisation at each weight sync is not priced.
 #
 # ## 11. Synchronous, asynchronous, partial rollouts
 #

@@ -240,9 +240,9 @@ display(Markdown(answers.published_runs_gaps(errors, goodputs, fp8_x)))
 # **implausible** (the steady-state MFU the claim needs, $U/\text{goodput}$, is above the
 # achievable matmul ceiling of `data/efficiency.csv`; for an FP8 claim, that ceiling over its FLOP mix, the attention core, LM head and router at the BF16 rate: `claims._fp8_mix_ceiling`), **optimistic** (above the best published
 # MFU comparable to the claim, `claims.best_reference`: the same hardware generation, MoE or dense,
-# total parameters within 4×, a comparable context and precision, by more than the claim's
-# tolerance, `--tolerance`; within it, plausible "at the edge", said so: the goodput a claim is
-# divided by is assumed), **low** (below
+# total parameters within 4×, a comparable context and precision, by more than
+# `claims.EDGE_SHARE`; within it, plausible "at the edge", said so: the goodput a claim's hours
+# are divided by is assumed), **low** (below
 # `claims.LOW_SHARE` = half of it: either the figure covers more than the final run or the
 # run was that far below the best published one; published final runs sit there too, Pythia's
 # and BloombergGPT's on A100), else **plausible**. A claim of money and hours is judged on two more things, and its verdict is the worst of the three, each stated (`claims.worst_verdict`): its cost (**implausible** below the least its FLOPs can cost, every hour at the matmul ceiling at the cheapest hour of the accelerator or its generation the catalogue knows: the cheapest current catalogue hour of any pricing mode or the low end of the owned hour, `pricing.owned_hour_range`) and its price per GPU-hour (**optimistic** only below that same cheapest hour by more than the claim's tolerance, `--tolerance`, since published costs are rounded; a price below today's list prices of its pricing mode but not below it is plausible, and the judgement says what it is below: a run of thousands of GPUs for months is bought on a long reservation or owned, and the catalogue holds few prices committed for a year or more). It also lists what the claim leaves out.
@@ -292,7 +292,7 @@ plots.table(left[left["status"] != "not given"][["line", "status", "usd", "p10_u
 # %% [markdown]
 # The verdict above judges the \$5.576M as a price of the **final run's** GPU-hours: the utilisation
 # the FLOPs and hours imply against the ceiling and against the best published comparable run
-# (`ds.reason` names that run and the rule that makes it comparable; the model's own published runs are left out, so a claim is never checked against itself: an "optimistic" verdict says that no other published run of its class has measured such a utilisation, not that the claim is false; one within the tolerance of that run is plausible "at the edge"), and the \$2/GPU-h against the
+# (`ds.reason` names that run and the rule that makes it comparable; the model's own published runs are left out, so a claim is never checked against itself: an "optimistic" verdict says that no other published run of its class has measured such a utilisation, not that the claim is false; one within `claims.EDGE_SHARE` of that run is plausible "at the edge"), and the \$2/GPU-h against the
 # catalogue (`ds.price_verdict`: no H800 is listed; the H100 SXM has the same compute) and against the least a Hopper hour can cost (`ds.judgements`, its price judgement). What it does not include,
 # priced with the ledger's defaults (table above): exploratory and failed runs (Cottier et al.
 # 2024: total development compute is 1.2-4× the final run; the largest line), checkpoint and
@@ -363,7 +363,7 @@ print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.1%} ÷ goodput {g:.1%} ->
 # the BF16 peak, the steady-state MFU after goodput, the H100's matmul ceiling and the best
 # published MFU: at 12 days the steady-state MFU is above the ceiling (**implausible**); at 18 days
 # it is below the ceiling, and the verdict turns on the best published run the cell prints
-# (**optimistic** while the claim is above it by more than the tolerance).
+# (**optimistic** while the claim is above it by more than `claims.EDGE_SHARE`).
 #
 # **2.** Why is DeepSeek-V3's pre-training scored with 2.664M hours and not 2.788M?
 #
