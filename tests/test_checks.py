@@ -1105,3 +1105,6 @@ def test_a_plan_just_over_the_usable_hbm_says_what_the_count_rests_on():
     assert f"more than the {80 * 2**30 * 0.95 / 1e9:.1f} GB usable (5% reserve)" in said
     assert "(within 15% of it: the count rests on the scenario's optimizer_recipe, " \
            "bf16_adam_fp32_grads, and mem_reserve_fraction, 5%: check both" in said
+    # far over (the same plan on a tenth of the memory, 8 GB usable): no such clause
+    far = plan_does_not_fit({**v, "mem_reserve_fraction": 0.9}, advice=False)
+    assert far.startswith("no parallel plan fits") and "within 15%" not in far

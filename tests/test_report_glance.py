@@ -1165,6 +1165,12 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     assert glance.other_inputs_differing(off) == [
         "RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and rl_runs) "
         "false → true", "rl_async false (not billed) → true", "rl_gpus 64 (not billed) → 128"]
+    # the rollouts' own precision left null is the serving one's, said (a review read
+    # "rl_rollout_weight_dtype null → fp8")
+    fp8 = [Bill({"serve_weight_dtype": "bf16", "rl_rollout_weight_dtype": v}) for v in (None,
+                                                                                          "fp8")]
+    assert glance.other_inputs_differing(fp8) == [
+        "rl_rollout_weight_dtype null (serve_weight_dtype's: bf16) → fp8"]
     # past `most` keys, the rest by name (a trial's "and 2 more" hid the keys it had changed)
     many = [Bill({f"k{i}": 0 for i in range(4)}), Bill({f"k{i}": 1 for i in range(4)})]
     assert glance.other_inputs_differing(many, most=2)[-1] == "and 2 more: k2, k3"

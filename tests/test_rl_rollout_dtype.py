@@ -35,9 +35,11 @@ def test_the_rollouts_take_their_own_precision_else_the_serving_ones(tmp_path):
     # the update is untouched: the trainer stays in BF16
     bf16 = rl.scenario_iteration(p)
     assert by_key.train_wall_s == pytest.approx(bf16.train_wall_s, rel=1e-12)
-    # generation faster, by no more than the published FP8 rollout speed-ups (AIS: 2.76×)
+    # generation faster, but at most 2×: FP8 halves the weight bytes each decode step reads
+    # (WEIGHT_BYTES: 2 -> 1 per parameter) and leaves the KV cache's, and prefill runs at most
+    # at twice the BF16 peak (FP8 dense peak = 2 × BF16's, NVIDIA H100 datasheet)
     speedup = bf16.generation_wall_s / by_key.generation_wall_s
-    assert 1.0 < speedup <= 2.76
+    assert 1.0 < speedup <= 2.0
     # a precision that is not one is refused by name, in a scenario file too
     f = tmp_path / "s.yaml"
     f.write_text("rl_rollout_weight_dtype: fp9\n")
@@ -94,3 +96,19 @@ def test_an_rl_saving_the_exploratory_line_takes_back_is_said():
     none = lv.rank_levers({**s, "ledger_exploratory_fraction": 0}, keys=["rl_fp8_rollouts"],
                           samples=200).iloc[0]
     assert none["saving_usd"] == pytest.approx(fell, rel=0.01) and none["note"] == ""
+
+
+def test_an_asynchronous_iteration_that_waits_on_the_trainer_says_why_fp8_saves_nothing():
+    # A review: GRPO on Llama 3.1 8B, 48 of 64 GPUs generating asynchronously with short
+    # responses: generation (about 5 s) hides under the trainer's update, so faster rollouts
+    # leave the iteration's wall time, and the RL line, as they were; the lever said $0 and
+    # nothing. By hand: the asynchronous iteration lasts max(generation, training).
+    sc = {**GRPO_8B, "rl_async": True, "rl_rollout_gpus": 48, "rl_response_tokens": 256,
+          "rl_response_tokens_max": 512, "ledger_exploratory_fraction": 0}
+    p = {**LEDGER_DEFAULTS, **sc}
+    it = rl.scenario_iteration(p)
+    assert it.train_wall_s > it.generation_wall_s   # trainer-bound before the lever
+    row = lv.rank_levers(sc, keys=["rl_fp8_rollouts"], samples=100).iloc[0]
+    assert row["saving_usd"] == 0
+    assert row["note"] == ("the asynchronous iteration waits on the trainer: faster generation "
+                           "on the rollout GPUs does not shorten it")

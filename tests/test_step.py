@@ -494,3 +494,24 @@ def test_an_empty_ranking_says_a_sequence_beyond_the_models_context():
     assert r.empty and r.attrs["empty_reason"].startswith("no plan fits: ")
     assert r.attrs["empty_reason"].endswith(
         "; seq_len=1,000,000 is beyond llama-3.1-8b's declared 131,072-token context")
+
+
+def test_an_empty_ranking_names_only_the_remedies_the_search_did_not_try():
+    # An infrastructure trial: Llama 2 70B on 8 H100s was told "more GPUs, ZeRO-3 or
+    # recomputation are needed" of a search that had tried both. By hand, ZeRO-3 over all 8
+    # GPUs leaves 68.98e9 × 18 B / 8 = 155 GB of weights, gradients and Adam states per GPU
+    # (Rajbhandari et al. 2020 §3.1, FP32 gradients: 2 + 4 + 12 B per parameter), twice the
+    # 80 GiB × 0.9 usable: only more GPUs help.
+    import warnings
+    m = llmcost.load_model("llama-2-70b")
+    cl = Cluster(llmcost.load_accelerator("H100-SXM"), 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = step.rank_plans(m, cl, 64, 4096)
+        assert m.n_params * 18 / 8 > 80 * 2**30 * 0.9
+        assert r.empty and r.attrs["empty_reason"].endswith(
+            ": more GPUs are needed (ZeRO-3 and full recomputation searched)")
+        # a search held to ZeRO-1 names what it left out
+        r1 = step.rank_plans(m, cl, 64, 4096, zero_stage=[1])
+        assert r1.empty and r1.attrs["empty_reason"].endswith(
+            ": more GPUs or ZeRO-3 are needed (full recomputation searched)")

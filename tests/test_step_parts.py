@@ -301,4 +301,6 @@ def test_a_ranking_with_nothing_that_fits_says_why():
     with pytest.warns(parallel.EmptyPlanTable, match=r"no plan fits: \d+ valid plans, the "
                                                      r"smallest needs [\d,.]+ GB per GPU"):
         r = step.rank_plans(spec, Cluster(A100, 1), 1, 4096)
-    assert r.empty and "more GPUs, ZeRO-3 or recomputation" in r.attrs["empty_reason"]
+    # on one GPU there is no data parallelism for ZeRO-3 to shard over: not suggested
+    assert r.empty and r.attrs["empty_reason"].endswith(
+        ": more GPUs are needed (full recomputation searched)")

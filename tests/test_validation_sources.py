@@ -148,3 +148,26 @@ def test_nemo_automodel_70b_cites_the_file_at_its_commit():
     assert r["reported_tokens_per_sec_per_gpu"] == pytest.approx(866.77, abs=0.005)
     assert 128 * 8192 / 18.90 / 64 == pytest.approx(866.77, abs=0.25)
     assert "2013a4dd6" in RAW.loc["nemo-automodel-llama3-70b-h100", "source"]
+
+
+def test_the_megatron_core_mixtral_row_is_its_readme_table_line():
+    # NVIDIA/Megatron-LM megatron/core/transformer/moe/README.md at 0b981f9c (2024-08-02),
+    # 'Reference Best Parallel Mapping': '| Mixtral 8x7B(Dropless) | 32K | All-to-All | BF16 |
+    # 64 | 4096 | 1 | 8 | 4 | 8 | 1 | 256 |' (Model, Vocab Size, Dispatcher, Precision, #GPUs,
+    # SEQ LEN, TP, EP, PP, VP, MBS, GBS), and '438 TFLOPS as of MCore v0.8'. The row's notes
+    # quote the line; every figure of the two CSV rows is read back against it.
+    rid = "mcore08-mixtral-8x7b-64-h100"
+    r, c = RUNS.loc[rid], RAW.loc[rid]
+    line = r["notes"].split("Table row verbatim: '")[1].split("'")[0]
+    cells = [x.strip() for x in line.strip("|").split("|")]
+    assert cells[:4] == ["Mixtral 8x7B(Dropless)", "32K", "All-to-All", "BF16"]
+    gpus, seq, tp, ep, pp, vp, mbs, gbs = (int(x) for x in cells[4:])
+    assert (r["n_accelerators"], r["seq_len"], r["tp"], r["ep"], r["pp"]) == (gpus, seq, tp, ep,
+                                                                             pp)
+    assert (c["pp_virtual_stages"], c["micro_batch_size"]) == (vp, mbs)
+    assert r["global_batch_tokens"] == gbs * seq and r["dp"] == gpus // (tp * pp)
+    assert r["vocab"] == 32000 and c["dtype"] == "bf16" and r["reported_tflops_per_gpu"] == 438
+    assert "0b981f9c53059a21f868aa71ecc2868251aea5d0" in r["source"]
+    # Megatron-LM at that commit turns FP32 gradient accumulation on for --bf16
+    # (megatron/training/arguments.py): the recipe with FP32 gradients
+    assert c["optimizer_recipe"] == "bf16_adam_fp32_grads" and c["split"] == "held-out"

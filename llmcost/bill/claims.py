@@ -2182,7 +2182,7 @@ LEFT_OUT_SAMPLES = 20_000
 #: failure rates' (``fail_``: the final run's paid hours, which the exploratory line scales), and
 #: the serving set-up and request shape (``serve_``, ``inference_``) that the RL rollouts, the
 #: synthetic-data and the benchmark lines are served with (``ledger.build_ledger``: e.g. the RL
-#: rollouts hold ``serve_weight_dtype`` weights).
+#: rollouts hold ``serve_weight_dtype`` weights unless ``rl_rollout_weight_dtype`` gives theirs).
 LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_", "serve_", "inference_", "fail_")
 #: Whole scenario keys the lines outside the final run read besides those prefixes: the extra
 #: pre-training ``phases`` (the exploratory line is a multiple of the final run with them).

@@ -70,7 +70,6 @@ from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_flag, 
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl
-from ..serving.inference import WEIGHT_BYTES
 from ..training import parallel
 from ..training import reliability as rel
 from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
@@ -622,11 +621,15 @@ def _rl_absorbed_words(key: str, before: Ledger, after: Ledger) -> str:
     multiplier net of the bill's post-training (``ledger.exploratory_shift_words``): the RL
     line falls and the exploratory line rises by the part under the multiplier, so the total
     moves by less, said (a small-lab trial read FP8 rollouts and partial rollouts "saving"
-    $4 of a $15k RL line, without a word). "" for another lever, or where the whole of the
+    $4 of a $15k RL line, without a word); where an asynchronous iteration's RL line does not
+    move at all, that it waits on the trainer. "" for another lever, or where the whole of the
     RL line's change reaches the total (to 1%)."""
     if not key.startswith("rl_"):
         return ""
     rl_change = before.line("post.rl").usd - after.line("post.rl").usd
+    if rl_change == 0 and _get(after.scenario, "rl_async"):   # a review: $0 without a word
+        return ("the asynchronous iteration waits on the trainer: faster generation on the "
+                "rollout GPUs does not shorten it")
     if abs((before.total_usd - after.total_usd) - rl_change) <= 0.01 * abs(rl_change):
         return ""
     return exploratory_shift_words(before, after, ("the bill", "the lever's bill")) or ""
@@ -753,7 +756,8 @@ _SETTING_LEVERS = {
         "(FlashRL); the FP8 re-quantisation at each weight sync is not priced",
         "the rollout engine priced at FP8 weights (llmcost.inference, checked against "
         "published FP8 serving figures), KV cache and update unchanged; measured rollout "
-        "throughput gains: up to +44% (FP8-RL), 1.5-2.76x (AIS, Qwen3-8B)",
+        "throughput gains: up to +44% (FP8-RL, with an FP8 KV cache too), 1.5-2.76x (AIS, "
+        "Qwen3-8B and the diffusion model LLaDA-8B)",
         "FlashRL (Liu, Yao et al. 2025, fengyao.notion.site/flash-rl); FP8-RL (Qiu et al. "
         "2026, arXiv:2601.18150); AIS (Zhou et al. 2026, arXiv:2605.13907); "
         "llmcost.rl.rollout_weight_dtype"),
@@ -811,12 +815,8 @@ def rl_fp8_rollouts(s: dict) -> Change:
     priced). Only the RL line moves: ``serve_weight_dtype`` would move the synthetic-data
     and benchmark lines too."""
     s = _clean(s)
-    why = _rl_lever_note(s)
-    if not why and WEIGHT_BYTES.get(rl.rollout_weight_dtype(s), 2) <= 1:
-        why = f"the RL rollouts already hold {rl.rollout_weight_dtype(s)} weights"
-    if not why and not load_accelerator(_get(s, "accelerator")).peak_fp8_flops_per_s:
-        why = (f"{_get(s, 'accelerator')} has no FP8 peak: FP8 rollouts would run weight-only "
-               "(an INT8 path, FlashRL's on A100, is not priced)")
+    why = _rl_lever_note(s) or rl.fp8_rollouts_change(
+        {**s, "accelerator": _get(s, "accelerator")})
     return _unchanged(s, why) if why else _setting_lever("rl_fp8_rollouts", s)
 
 

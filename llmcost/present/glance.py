@@ -1884,6 +1884,8 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
         if k == "rl_time_factor" and x is None:  # what null bills (a trial read "null → 1")
             x = f"null ({scenario_time_factor(d):g}: " + (
                 "published runs' median)" if scenario_time_factor(d) != 1 else "the model's)")
+        if k == "rl_rollout_weight_dtype" and x is None:   # null: the serving precision's
+            x = f"null (serve_weight_dtype's: {d.get('serve_weight_dtype') or 'bf16'})"
         if "usd" in str(k) and isinstance(x, Range):  # dollars as dollars (a trial read
             x = x.describe(fmt=fmt_usd)                # "triangular 1e+04 / 1.5e+04 / 2e+04")
         elif "usd" in str(k) and isinstance(x, (int, float)) and not isinstance(x, bool):

@@ -540,8 +540,11 @@ def _way_out_hint(e: ScenarioError, scenario: dict, used: dict) -> str:
     the default scenario's ``serve_weight_dtype: bf16`` for DeepSeek-V3 and read only "a lower
     serve_weight_dtype")."""
     msg, out = str(e), ""
-    if msg.startswith(("serving set-up", "RL set-up", "RL post-training line")) and \
-            "serve_weight_dtype" in scenario and "_serve_weight_dtype_chosen" not in scenario:
+    # an RL refusal whose rollouts have their own precision is not lifted by serve_weight_dtype
+    rl_own = msg.startswith(("RL set-up", "RL post-training line")) and \
+        bool(scenario.get("rl_rollout_weight_dtype"))
+    if msg.startswith(("serving set-up", "RL set-up", "RL post-training line")) and not rl_own \
+            and "serve_weight_dtype" in scenario and "_serve_weight_dtype_chosen" not in scenario:
         try:
             fit = fitting_serve_weight_dtype({k: v["value"] for k, v in used.items()})
         except (ValueError, KeyError, TypeError):
@@ -926,8 +929,10 @@ def choose_serve_weight_dtype(scenario: dict, used: dict) -> dict:
         sizes = ", ".join(f"{weight_bytes(model, d) / tp / 1e9:,.1f} GB in {d}" for d in tried)
         why = (f"chosen: the widest weight precision at which {replica} holds {model.name} and "
                f"a batch (its weights per GPU at TP {tp}: {sizes}, leave no room for a batch")
+    rollouts = "" if scenario.get("rl_rollout_weight_dtype") else \
+        "; the RL rollouts use it too (rl_rollout_weight_dtype sets theirs)"
     return {**scenario, "serve_weight_dtype": dtype, "_serve_weight_dtype_chosen": (
-        why + "; the RL rollouts use it too; give serve_weight_dtype to set it)")}
+        why + rollouts + "; give serve_weight_dtype to set it)")}
 
 
 def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:

@@ -3420,6 +3420,21 @@ def rollout_weight_dtype(p: dict) -> str:
     return p.get("rl_rollout_weight_dtype") or p.get("serve_weight_dtype") or "bf16"
 
 
+def fp8_rollouts_change(p: dict) -> str:
+    """Why FP8 rollout weights would change nothing for scenario ``p``, or "" where they would:
+    its rollouts already hold 8 bits or fewer per weight (``rollout_weight_dtype``,
+    ``inference.WEIGHT_BYTES``), or its accelerator has no FP8 peak (FP8 weights would run
+    weight-only, dequantised to BF16; FlashRL's INT8 path on A100 is not priced)."""
+    dtype = rollout_weight_dtype(p)
+    if inf.WEIGHT_BYTES.get(dtype, 2.0) <= 1:
+        return f"the RL rollouts already hold {dtype} weights"
+    acc = p.get("accelerator", "H100-SXM")
+    if not load_accelerator(acc).peak_fp8_flops_per_s:
+        return (f"{acc} has no FP8 peak: FP8 rollouts would run weight-only (an INT8 path, "
+                "FlashRL's on A100, is not priced)")
+    return ""
+
+
 def rollout_weight_dtype_key(p: dict) -> str:
     """The scenario key that sets the rollouts' weight precision (``rollout_weight_dtype``):
     the one an error about it names."""

@@ -404,12 +404,28 @@ def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain, model=None,
         return (f"no plan fits: {a['n_valid']:,} valid plans, the smallest needs "
                 f"{plans['memory_bytes'].min() / 1e9:,.1f} GB per GPU, more than the "
                 f"{usable / 1e9:,.1f} GB usable on {cluster.accelerator.name} "
-                f"({a['reserve']:.0%} reserve): more GPUs, ZeRO-3 or recomputation are needed"
-                + beyond)
+                f"({a['reserve']:.0%} reserve): " + _misfit_remedy(plans) + beyond)
     return (f"every one of the {int(plans['fits'].sum()):,} fitting plans has tp above the "
             f"{cluster.scaleup_domain_size}-GPU scale-up domain "
             f"(within_scaleup_domain={within_scaleup_domain}); pass within_scaleup_domain=False "
             "to rank them")
+
+
+def _misfit_remedy(plans: pd.DataFrame) -> str:
+    """What to change when no ranked plan fits: more GPUs, and ZeRO-3 or full recomputation
+    only where the search did not try them (an infrastructure trial was told "ZeRO-3 or
+    recomputation are needed" of a search that had tried both); ZeRO-3 not where no plan has
+    data parallelism to shard over (one GPU)."""
+    def tried(col, value):
+        return col in plans and bool((plans[col] == value).any())
+    sharded = "dp" in plans and bool((plans["dp"] > 1).any())
+    options = [("ZeRO-3", tried("zero_stage", 3), sharded),
+               ("full recomputation", tried("recompute", "full"), True)]
+    done = [w for w, t, _ in options if t]
+    untried = [w for w, t, useful in options if not t and useful]
+    return ("more GPUs" + "".join(f" or {w}" for w in untried)
+            + " are needed"
+            + (f" ({' and '.join(done)} searched)" if done else ""))
 
 
 def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:

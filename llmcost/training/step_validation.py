@@ -305,8 +305,10 @@ OUTSIDE_SETS = ()
 #: at the patch tags v0.3.1, v0.4.2, v0.5.1), NVIDIA's DGX Cloud benchmarking recipes':
 #: same-plan BF16 and FP8 pairs of 70B-405B models on H100 and GB200 (NeMo 24.11-25.04), the
 #: published FP8 speed-ups at scale, and Megatron-Core's MoE README (v0.8, 2024-08): Mixtral 8x7B
-#: on 64 H100, 438 TFLOP/s, held out (added after an infrastructure trial reported the
-#: prediction for its plan; no constant fitted on it; out of ``MOE_HOST_FIT_SETS``). Measured and printed per regime
+#: on 64 H100, its headline 438 TFLOP/s read as its reference mapping's (the README ties them by
+#: place, not in words; the VP column read as interleaving, the row's notes give the other
+#: reading), held out (added after an infrastructure trial reported the prediction for its plan;
+#: no constant fitted on it; out of ``MOE_HOST_FIT_SETS``). Measured and printed per regime
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",

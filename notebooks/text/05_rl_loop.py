@@ -1162,13 +1162,14 @@ print(f"DeepSpeed-Chat and OpenRLHF, {len(both)} rows: generation predicted slow
 
 # %%
 r0 = p["rl_response_tokens"]
+fp8_row = not rl.fp8_rollouts_change(p)   # "" where FP8 rollout weights would change them
 grid = rl.scenario_variants(p, {
     "scenario": {}, "G = 4": dict(rl_samples_per_prompt=4), "G = 64": dict(rl_samples_per_prompt=64),
     "mean response ÷ 2": dict(rl_response_tokens=r0 // 2),
     "mean response × 2": dict(rl_response_tokens=r0 * 2),
     "no tail (max = mean)": dict(rl_response_tokens_max=r0),
     "partial rollouts": dict(rl_partial_rollouts=True),
-    "FP8 rollouts": dict(rl_rollout_weight_dtype="fp8")}, price)
+    **({"FP8 rollouts": dict(rl_rollout_weight_dtype="fp8")} if fp8_row else {})}, price)
 plots.table(grid.drop(columns="idle_share"),
             {"wall_s": "{:,.0f}", "usd_per_iteration": "${:,.0f}",
              "generation_time_share": "{:.1%}", "tail_share": "{:.1%}"},
@@ -1184,8 +1185,11 @@ plots.table(grid.drop(columns="idle_share"),
 # 8-bit copy of the policy generates, the update stays in BF16) read half the weight bytes per
 # decoded token; the sampled tokens then come from a slightly different policy than the one
 # trained, which FlashRL (Liu, Yao et al. 2025) and FP8-RL (Qiu et al. 2026, arXiv:2601.18150, up
-# to +44% rollout throughput measured) correct with truncated importance sampling. The row is
-# the serving model's FP8 decode; the re-quantisation at each weight sync is not priced.
+# to +44% rollout throughput measured, with an FP8 KV cache too) correct with truncated importance
+# sampling; AIS (Zhou et al. 2026, arXiv:2605.13907) measured 1.5-2.76× (Qwen3-8B and the
+# diffusion model LLaDA-8B). The row is the serving model's FP8 decode, weights only; the
+# re-quantisation at each weight sync is not priced; it is left out where the rollouts already
+# hold 8 bits or fewer per weight or the GPU has no FP8 peak.
 #
 # ## 11. Synchronous, asynchronous, partial rollouts
 #
