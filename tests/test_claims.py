@@ -1763,3 +1763,24 @@ def test_flops_that_disagree_with_6nd_are_told_the_count_they_match():
     with pytest.raises(ValueError, match=r"\(\+136.9%\)$"):
         claims.check_claim("llama-3.1-405b", 15.6e12, "H100-SXM", gpu_hours=3e7,
                            train_flops=9e25, left_out=False)
+
+
+def test_pre_training_compute_is_set_against_the_eu_ai_act_threshold():
+    # Regulation (EU) 2024/1689 Art. 51(2): a model trained with more than 10^25 FLOP is presumed
+    # to have high-impact capabilities. Llama 3.1 405B: 6 × 405.9e9 × 15.6e12 = 3.8e25 (Meta
+    # reports 3.8e25 FLOPs) is above by both counts; DeepSeek-V3, 6 × 37.5e9 × 14.8e12 = 3.3e24,
+    # below; a run whose 6ND is 9e24 and whose attention-inclusive count is 1.1e25, across.
+    said = claims.compute_threshold_words
+    assert said(6 * 405.9e9 * 15.6e12, 4.5e25).endswith(
+        "is above it by both counts (post-training and synthetic-data generation count too)")
+    assert "below it by both counts" in said(6 * 37.5e9 * 14.8e12, 4.3e24)
+    assert "across it: the count decides" in said(9e24, 1.1e25)
+    assert "1e+25 FLOP presumes systemic risk" in said(9e24, 1.1e25)
+    # exactly 10^25 is not "greater than" it: below
+    assert "below it by both counts" in said(1e25, 1e25)
+    with pytest.raises(ValueError, match="flops_6nd"):
+        said(-1.0, 1e25)
+    # check and estimate say it
+    c = claims.check_claim("llama-3.1-405b", 15.6e12, "H100-SXM", gpu_hours=3.08e7,
+                           left_out=False)
+    assert "EU AI Act (Regulation 2024/1689, Art. 51(2))" in c.describe()

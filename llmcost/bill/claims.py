@@ -114,8 +114,8 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.model import HF_SOURCE_HEAD, ModelSpec
 from ..core.stacks import generation
-from ..core.units import (HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag, fmt_gpus, fmt_quantity,
-                          fmt_usd)
+from ..core.units import (HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag, as_scalar, fmt_gpus,
+                          fmt_quantity, fmt_usd)
 from ..serving.rl import time_factor_short
 from ..training import reliability as rel
 from ..training.accuracy import (
@@ -646,6 +646,7 @@ class ClaimCheck:
                  f"(matmul + attention, full attention mask, as published MFUs count) "
                  f"{self.flops_mfu_basis:.4g}; causal (the work a causal run does, what the "
                  f"ceiling and the cost floor bound) {self.flops_causal:.4g}")
+        L.append("  " + compute_threshold_words(self.flops_6nd, self.flops_mfu_basis))
         # a cost-only claim states no hours: its utilisation is the one the hours were taken at
         # (a researcher read "implied 74.8%" of a claim that implied none)
         kind = ("Assumed (no hours stated: the hours above)" if self.hours_source.startswith(
@@ -1185,6 +1186,33 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         cost_floor_source=j.floor_source, judgements=tuple(j.judgements),
         left_out_basis=basis, flops_causal=j.fc, whole_run_causal=j.u_causal,
         steady_state_causal=j.steady_causal, verdict_basis=j.heading, count_source=words)
+
+
+#: Regulation (EU) 2024/1689 (the AI Act), Article 51(2): "A general-purpose AI model shall be
+#: presumed to have high impact capabilities ... when the cumulative amount of computation used
+#: for its training measured in floating point operations is greater than 10^25" (a model so
+#: presumed is one "with systemic risk", Article 51(1)(a); the Commission may amend the figure
+#: by delegated act, Article 51(3)).
+EU_AI_ACT_SYSTEMIC_FLOPS = 1e25
+
+
+def compute_threshold_words(flops_6nd: float, flops_counted: float) -> str:
+    """Where a pre-training's FLOPs stand against the EU AI Act's presumption of systemic risk
+    (``EU_AI_ACT_SYSTEMIC_FLOPS``, 10^25), by both counts a reader meets, 6·N·D and the
+    attention-inclusive count: above or below it by both, or across it (the count decides).
+    The Act counts the cumulative computation used for training, so post-training and the
+    generation of synthetic training data add to the pre-training figure said here. A
+    compute-governance trial found no threshold said anywhere. ValueError for a count that is
+    not a positive number."""
+    lo, hi = sorted((as_scalar(flops_6nd, "flops_6nd", positive=True),
+                     as_scalar(flops_counted, "flops_counted", positive=True)))
+    t = EU_AI_ACT_SYSTEMIC_FLOPS
+    where = ("above it by both counts" if lo > t else "below it by both counts" if hi <= t
+             else "across it: the count decides")
+    return (f"EU AI Act (Regulation 2024/1689, Art. 51(2)): training compute above {t:.0e} "
+            f"FLOP presumes systemic risk; this pre-training's {lo:.3g}-{hi:.3g} FLOP "
+            f"(6ND and the attention-inclusive count) is {where} (post-training and "
+            "synthetic-data generation count too)")
 
 
 def count_words(spec: ModelSpec) -> str:

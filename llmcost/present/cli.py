@@ -21,7 +21,8 @@ import pandas as pd
 
 from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning, plan_does_not_fit
-from ..bill.claims import LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim
+from ..bill.claims import (LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim,
+                           compute_threshold_words)
 from ..bill.ledger import (count_gap_words, exploratory_shift_words, exploratory_words,
                            headline_draws, mfu_draw_keys, own_ranged_scenario,
                            predicted_mfu_words, simulate_ledger)
@@ -1089,6 +1090,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"{f['training_flops_6nd']:.3g}: {count_gap_words(bill)}; ideal GPU-h = FLOPs ÷ "
               "(peak × MFU × 3,600 s)" + (", summed over the phases, each at its own MFU"
                                           if (bill.scenario or {}).get("phases") else ""),
+              compute_threshold_words(f["training_flops_6nd"], f["training_flops_mfu_basis"]),
               "pre-training GPU-hours (main run and phases): "
               f"{fmt_quantity(f['ideal_gpu_hours'])} ideal, {fmt_quantity(f['paid_gpu_hours'])} "
               f"paid (goodput {f['goodput']:.1%}); "
