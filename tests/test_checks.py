@@ -1108,3 +1108,29 @@ def test_a_plan_just_over_the_usable_hbm_says_what_the_count_rests_on():
     # far over (the same plan on a tenth of the memory, 8 GB usable): no such clause
     far = plan_does_not_fit({**v, "mem_reserve_fraction": 0.9}, advice=False)
     assert far.startswith("no parallel plan fits") and "within 15%" not in far
+
+
+def test_a_phase_whose_mfu_a_reader_may_misread_is_said():
+    # A long-context trial: Llama 3.1 8B at 8,192 tokens with a 128K phase. A phase priced at
+    # the main run's MFU is told Llama 3's ratio (arXiv:2407.21783 Table 4: 38% at 131,072
+    # tokens, 41% at 8,192): by hand 0.40 × 38 / 41 = 0.3707. Under dtype fp8 a phase's own
+    # mfu is a fraction of the FP8 dense peak: 0.37 × 1,978.9 / 989.4 = 74.0% of the BF16 one
+    # (NVIDIA H100 SXM datasheet, dense), where the scenario's switch to FP8 had halved the
+    # phase's cost without a word. One sentence per phase (its other checks with it).
+    from llmcost.bill.checks import _phase_mfu_words, _phase_warnings
+    v = _values(model="llama-3.1-8b", seq_len=8192, mfu=0.40,
+                phases=[{"name": "long-context", "tokens": 4e11, "seq_len": 131072}])
+    (said,) = [w for w in _phase_warnings(v) if w.startswith("phases[0]")]
+    assert "priced at the main run's MFU, 40.0%, measured at 8,192 tokens" in said
+    assert f"mfu: {0.40 * 38 / 41:.3f} would price it so" in said
+    fp8 = {**v, "dtype": "fp8", "phases": [{**v["phases"][0], "mfu": 0.37}]}
+    (said,) = [w for w in _phase_warnings(fp8) if w.startswith("phases[0]")]
+    assert f"mfu=0.37 is a fraction of the FP8 dense peak (dtype: fp8), 2× the BF16 one: " \
+           f"{0.37 * 1978.9 / 989.4:.1%} of the BF16 peak" in said
+    # a phase at the main run's length: its own sentence; in BF16 with its own mfu, nothing
+    anneal = {"name": "anneal", "tokens": 4e10, "seq_len": 8192, "mfu": 0.35}
+    assert _phase_mfu_words({**fp8, "phases": [anneal]}) == [
+        f"phases[0] ('anneal'): mfu=0.35 is a fraction of the FP8 dense peak (dtype: fp8), 2× "
+        f"the BF16 one: {0.35 * 1978.9 / 989.4:.1%} of the BF16 peak, where published MFUs are "
+        "counted"]
+    assert _phase_mfu_words({**v, "phases": [anneal]}) == []

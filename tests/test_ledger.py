@@ -1603,3 +1603,23 @@ def test_a_phase_above_the_main_runs_mfu_moves_with_it_up_to_the_peak_not_past_i
         assert d.line_usd[key][i] == pytest.approx(ledger.at_mfu(bill, m[i]).line(key).usd,
                                                    rel=1e-9)
     assert m.max() * 0.6 / 0.45 > 1      # the largest draw is one the cap acts on
+
+
+def test_the_months_the_fixed_lines_pay_say_the_roles_own():
+    # A long-context trial read "the people, storage and operations lines pay 1.36 months"
+    # beside ledger_people: [{role: research, fte: 6, months: 6}], which the people line pays
+    # for its 6 months (_people_line: FTE × months ÷ 12 × pay). By hand: 6 × 6 / 12 = 3
+    # FTE-years.
+    from llmcost.present import answers
+    s = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+         "ledger_people": [{"role": "research", "fte": 6, "months": 6}]}
+    bill = ledger.build_ledger(s)
+    assert bill.line("people.staff").usd == pytest.approx(
+        3 * ledger.default("staff_usd_per_fte_year_mean"), rel=1e-9)
+    said = answers.paid_months_words(bill.figures["project_months"], s["ledger_people"])
+    assert said.endswith("the people line its roles' own months (6 months)")
+    mixed = [{"role": "research", "fte": 6, "months": 6}, {"role": "ops", "fte": 1}]
+    assert "(6 months; " in answers.paid_months_words(1.5, mixed) and \
+        "for a role that gives none)" in answers.paid_months_words(1.5, mixed)
+    assert answers.paid_months_words(1.5, []) == \
+        "the people, storage and operations lines pay 1.5 months"

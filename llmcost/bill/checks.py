@@ -1164,6 +1164,7 @@ def _phase_warnings(values: dict) -> list[str]:
             if own and isinstance(ph["mfu"], (int, float)) else None
         if basis:   # its own mfu at a long context: both counts (the main run's check)
             said.append(basis)
+        said += _phase_mfu_clauses(values, ph)
         if not own and all(k in at for k in ("model", "accelerator", "n_gpus",
                                               "global_batch_tokens")):
             try:
@@ -1180,6 +1181,7 @@ def _phase_warnings(values: dict) -> list[str]:
                            "stands for a plan of its own: the workbook does not check that "
                            "plan's memory or fit at this length" if own else
                            f". The bill prices the phase at the main run's MFU {_PHASE_ADVICE}"))
+    out += _phase_mfu_words(values)
     n0 = values.get("n_gpus")
     for i, ph in enumerate(values.get("phases") or []):
         n = ph.get("n_gpus")
@@ -1193,6 +1195,42 @@ def _phase_warnings(values: dict) -> list[str]:
                        "GPU count; give the phase its own mfu (notebook 04b's step-time model "
                        "predicts one for a scenario on that count)")
     return out
+
+
+def _phase_mfu_clauses(values: dict, ph: dict) -> list[str]:
+    """What a reader may misread in an extra phase's MFU (a long-context trial), as clauses of
+    its sentence: a phase at a longer sequence than the main run's priced at the main run's
+    MFU (measured where attention is a smaller share; Llama 3's 128K stage ran at 38% against
+    41% at 8K, ``LLAMA3_LONG_CONTEXT_MFU_RATIO``), and, under ``dtype: fp8``, a phase's own
+    mfu, a fraction of the FP8 dense peak as the main run's is: on the BF16 one it is that ×
+    peak(FP8) ÷ peak(BF16) (a trial's 0.37 at 128K became 74% of the BF16 peak when the
+    scenario switched to FP8, the phase's cost halved without a word)."""
+    out, s0, m = [], values.get("seq_len"), values.get("mfu")
+    own, s = ph.get("mfu"), ph.get("seq_len")
+    if own is None and isinstance(s, int) and isinstance(s0, int) and s > s0 and \
+            isinstance(m, (int, float)):
+        out.append(f"priced at the main run's MFU, {m:.1%}, measured at {s0:,} tokens; Llama 3 "
+                   "ran its 131,072-token stage at 38% against 41% at 8,192 (arXiv:2407.21783, "
+                   f"Table 4): mfu: {m * LLAMA3_LONG_CONTEXT_MFU_RATIO:.3f} would price it so")
+    if isinstance(own, (int, float)) and values.get("dtype") == "fp8":
+        try:
+            acc = load_accelerator(values["accelerator"])
+            ratio = acc.peak_flops_per_s("fp8") / acc.peak_flops_per_s("bf16")
+        except (ValueError, KeyError, TypeError):
+            return out
+        out.append(f"mfu={own:g} is a fraction of the FP8 dense peak (dtype: fp8), "
+                   f"{ratio:.2g}× the BF16 one: {own * ratio:.1%} of the BF16 peak, where "
+                   "published MFUs are counted")
+    return out
+
+
+def _phase_mfu_words(values: dict) -> list[str]:
+    """``_phase_mfu_clauses`` as a sentence for each phase at the main run's length (one at
+    another length has them in its sentence of ``_phase_warnings``)."""
+    return [f"phases[{i}] ({ph.get('name')!r}): " + "; ".join(said)
+            for i, ph in enumerate(values.get("phases") or [])
+            if isinstance(ph, dict) and ph.get("seq_len", values.get("seq_len")) ==
+            values.get("seq_len") and (said := _phase_mfu_clauses(values, ph))]
 
 
 def phase_does_not_fit(values: dict) -> str | None:
@@ -1213,6 +1251,11 @@ def phase_does_not_fit(values: dict) -> str | None:
 
 
 #: What a phase the main run's MFU does not describe should do (``_phase_warnings``).
+#: Llama 3's MFU at 131,072 tokens (CP 16) over its MFU at 8,192 (CP 1) on the same 16,384 H100s,
+#: 38 % ÷ 41 % (arXiv:2407.21783, Table 4, BF16 MFU): notebook 00's example phase runs at the
+#: bill's MFU × this ratio, on the bill's own basis (its dtype's dense peak); a phase at a longer
+#: length priced at the main run's MFU is told it (``_phase_mfu_words``).
+LLAMA3_LONG_CONTEXT_MFU_RATIO = 0.38 / 0.41
 _PHASE_ADVICE = ("and plan: give the phase its own mfu, or model it as a scenario of its own "
                  "with a plan that runs it (e.g. context parallelism, cp)")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..core.catalog import as_model
 from ..core.units import fmt_count, fmt_usd, with_article
 from ..training.compute import model_flops_per_token
-from .checks import context_warning
+from .checks import LLAMA3_LONG_CONTEXT_MFU_RATIO, context_warning
 from .ledger import Ledger, with_changes
 from .scenario import point_scenario
 
@@ -29,11 +29,6 @@ LLAMA3_LONG_CONTEXT_SHARE = 800e9 / 15.6e12
 #: The length Llama 3's long-context stage ends at, 128K = 131,072 tokens (§3.4.2: six stages
 #: from 8K "to the final 128K context window").
 LLAMA3_LONG_CONTEXT_SEQ_LEN = 131072
-
-#: Llama 3's MFU at 131,072 tokens (CP 16) over its MFU at 8,192 (CP 1) on the same 16,384 H100s,
-#: 38 % ÷ 41 % (arXiv:2407.21783, Table 4, BF16 MFU): the example phase runs at the bill's MFU ×
-#: this ratio, on the bill's own basis (its dtype's dense peak).
-LLAMA3_LONG_CONTEXT_MFU_RATIO = 0.38 / 0.41
 
 #: The name of a long-context phase (the scenario's own one is replaced by the example).
 LONG_CONTEXT = "long-context"

@@ -1055,7 +1055,9 @@ def fp8_training(s: dict) -> Change:
     after = _with_scaled_mfu(s, fp8, ratio)
     return Change(after, "numerical instability (loss spikes, divergence) that forces a restart: "
                   "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; {how} "
-                  "(llmcost.step)", "llmcost.step (FP8 peak from data/accelerators.csv)")
+                  "(llmcost.step); the exploratory line, a multiple of the final run, falls "
+                  "with it: the saving counts the exploration runs in FP8 too",
+                  "llmcost.step (FP8 peak from data/accelerators.csv)")
 
 
 def _fp8_speedup_held(ratio: float, how: str, peaks: float, n_params: float,

@@ -440,6 +440,24 @@ def sweep_row(r) -> str:
             f"({r['price_basis']}): {r['price_source']}")
 
 
+def paid_months_words(project_months: float, people) -> str:
+    """Notebook 00 step 7: how long the fixed lines pay, in words: the storage and operations
+    lines ``project_months``; the people line the same, or, where ``ledger_people`` roles give
+    their own ``months`` (the people line pays each role for them), those months (a
+    long-context trial read "the people ... lines pay 1.36 months" beside its 6 FTE × 6
+    months)."""
+    own = sorted({float(r["months"]) for r in people or []
+                  if isinstance(r, dict) and isinstance(r.get("months"), (int, float))})
+    paid = fmt_period(project_months, "months")
+    if not own:
+        return f"the people, storage and operations lines pay {paid}"
+    said = " to ".join(fmt_period(m, "months") for m in dict.fromkeys((own[0], own[-1])))
+    rest = any(isinstance(r, dict) and not isinstance(r.get("months"), (int, float))
+               for r in people)
+    return (f"the storage and operations lines pay {paid}, the people line its roles' own "
+            f"months ({said}" + (f"; {paid} for a role that gives none" if rest else "") + ")")
+
+
 def schedule_months_hint(schedule_days: float, project_months: float, given: bool) -> str:
     """Notebook 00 step 7: where the compute schedule (``ledger.spend_timeline``'s
     ``schedule_days``: exploration, the final run and post-training one after the other on the

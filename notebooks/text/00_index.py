@@ -531,8 +531,8 @@ plots.spend_vs_budget(tl);
 months = bill.figures["project_months"]   # what the people, storage and operations lines pay
 print(f"budget {llmcost.fmt_usd(tl.attrs['budget_usd'])} over {tl['day'].iloc[-1]:,.1f} days; "
       f"the compute schedule takes {tl.attrs['schedule_days']:,.1f} days (exploration, the final run, "
-      f"post-training); the people, storage and operations lines pay {fmt_period(months, 'months')}"
-      ": " + bill.figures["project_months_source"])
+      f"post-training); {answers.paid_months_words(months, p['ledger_people'])}: "
+      + bill.figures["project_months_source"])
 hint = answers.schedule_months_hint(tl.attrs["schedule_days"], months,
                                     p["ledger_project_months"] is not None)
 print(hint or "the schedule fits within the months those lines pay")
