@@ -776,16 +776,22 @@ def claim_tokens(spec: ModelSpec, train_tokens, train_flops, tolerance,
     Stated tokens win; a claim stated as training FLOPs on the 6ND convention (Epoch AI's
     compute estimates) gives ``D = C / (6 · N_active)`` (Kaplan et al. 2020 §2.1); with neither,
     the model's published token count (``ModelSpec.train_tokens``) is used and said. Both tokens
-    and FLOPs: they must agree within ``tolerance``, else refused naming the count the FLOPs
-    do match where one does (``_flops_convention``; at ``seq_len``, default the model's)."""
+    and FLOPs: they must agree within ``tolerance``, or be another count of the same tokens
+    (``_flops_convention``, at ``seq_len``, default the model's: judged on the tokens, the
+    FLOPs said in the note), else refused."""
     d = _positive("train_tokens", train_tokens)
     c = _positive("train_flops", train_flops)
     n = float(spec.n_active_params)
     if d is not None and c is not None:
         if isinstance(tolerance, numbers.Real) and abs(c / (6 * n * d) - 1) > tolerance:
-            raise ValueError(f"train_flops={c:.4g} disagrees with train_tokens={d:.4g}: 6ND "
-                             f"gives {6 * n * d:.4g} ({c / (6 * n * d) - 1:+.1%})"
-                             + _flops_convention(spec, d, c, tolerance, seq_len))
+            other = _flops_convention(spec, d, c, tolerance, seq_len)
+            gap = (f"train_flops={c:.4g} disagrees with train_tokens={d:.4g}: 6ND gives "
+                   f"{6 * n * d:.4g} ({c / (6 * n * d) - 1:+.1%})")
+            if not other:
+                raise ValueError(gap)
+            # another count of the same tokens: judged on the tokens, said (a re-trial: the
+            # attention-inclusive 4.1e25 of Llama 3.1 405B was named, then refused)
+            return d, f"{gap}{other}: the tokens are judged, the FLOPs noted"
         return d, ""
     if d is not None:
         return d, ""
@@ -1734,9 +1740,12 @@ def _mfu_verdict(j: _Judging) -> None:
 
 def _days_as_hours_words(j: _Judging) -> str:
     """Where stated GPU-hours imply a utilisation above the peak that is plausible as GPU-days
-    (U ÷ 24 under the matmul ceiling), what they would imply read so, or ""."""
+    (U ÷ 24 under the matmul ceiling), what they would imply read so, or "": not where the
+    tokens come from FLOPs the note names as another count (a re-trial: DeepSeek-V3's
+    total-parameter FLOPs made 265T tokens, and the hours were told to check their unit)."""
     u = j.steady_causal[j.c.dtype] / HOURS_PER_DAY
-    if j.hours_source != "gpu_hours" or u > j.ceiling:
+    if j.hours_source != "gpu_hours" or u > j.ceiling or "for the model's published" in \
+            j.c.token_note:
         return ""
     return (f"; read as GPU-days ({gpu_h(j.pre * HOURS_PER_DAY)} GPU-h) they would imply "
             f"{u:.1%}: check the unit")
