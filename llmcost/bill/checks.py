@@ -1215,8 +1215,7 @@ def _phase_mfu_clauses(values: dict, ph: dict) -> list[str]:
                    "would price it so")
     if isinstance(own, (int, float)) and values.get("dtype") == "fp8":
         try:
-            acc = load_accelerator(values["accelerator"])
-            ratio = acc.peak_flops_per_s("fp8") / acc.peak_flops_per_s("bf16")
+            ratio = fp8_over_bf16(values["accelerator"])
         except (ValueError, KeyError, TypeError):
             return out
         longer = isinstance(s, int) and isinstance(s0, int) and s > s0

@@ -769,6 +769,11 @@ def ledger_model_name(model, spec: ModelSpec):
         return None
 
 
+#: How ``claim_tokens``' note introduces the count that FLOPs given alone match for the model's
+#: published tokens; ``_days_as_hours_words`` reads it to leave such hours alone.
+PUBLISHED_TOKENS_WORDS = "for the model's published"
+
+
 def claim_tokens(spec: ModelSpec, train_tokens, train_flops, tolerance,
                  seq_len: int | None = None) -> tuple:
     """``(D, note)``: the claim's pre-training tokens and where they came from.
@@ -804,7 +809,7 @@ def claim_tokens(spec: ModelSpec, train_tokens, train_flops, tolerance,
             abs(c / (6 * n * float(spec.train_tokens)) - 1) > tolerance else ""
         return d, (f"tokens from the claimed {c:.4g} training FLOPs on the 6ND convention: "
                    f"D = C / (6 × {n:.4g} active parameters) = {d:.4g}"
-                   + (f"; for the model's published {float(spec.train_tokens):.4g} tokens, "
+                   + (f"; {PUBLISHED_TOKENS_WORDS} {float(spec.train_tokens):.4g} tokens, "
                       f"{other.removeprefix('; ')}" if other else ""))
     if spec.train_tokens:
         d = float(spec.train_tokens)
@@ -1744,7 +1749,7 @@ def _days_as_hours_words(j: _Judging) -> str:
     tokens come from FLOPs the note names as another count (a re-trial: DeepSeek-V3's
     total-parameter FLOPs made 265T tokens, and the hours were told to check their unit)."""
     u = j.steady_causal[j.c.dtype] / HOURS_PER_DAY
-    if j.hours_source != "gpu_hours" or u > j.ceiling or "for the model's published" in \
+    if j.hours_source != "gpu_hours" or u > j.ceiling or PUBLISHED_TOKENS_WORDS in \
             j.c.token_note:
         return ""
     return (f"; read as GPU-days ({gpu_h(j.pre * HOURS_PER_DAY)} GPU-h) they would imply "

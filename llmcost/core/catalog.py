@@ -221,12 +221,15 @@ def load_model(name: str) -> ModelSpec:
         except ValueError as e:  # the user wrote it as the model: name that key
             raise ValueError(f"model={str(name)!r}{_config_reason(str(e))}"
                              f"{_repo_id_hint(name, str(e))}") from None
-    here = isinstance(name, str) and bool(name) and (Path(name) / "config.json").is_file()
-    return _lookup(name, _models(), "model", "llmcost list models",
-                   f"; a folder {name!r} holding a config.json is here: give its path, "
-                   f"{name}/config.json" if here else
-                   "; a model outside it: give the path of its Hugging Face config.json "
-                   "(e.g. model: path/to/config.json)")
+    outside = ("; a model outside it: give the path of its Hugging Face config.json "
+               "(e.g. model: path/to/config.json)")
+    try:
+        return _lookup(name, _models(), "model", "llmcost list models", outside)
+    except ValueError as e:   # only a name not found looks for a folder (no stat per lookup)
+        if not (isinstance(name, str) and name and (Path(name) / "config.json").is_file()):
+            raise
+        raise ValueError(str(e).removesuffix(outside) + f"; a folder {name!r} holding a "
+                         f"config.json is here: give its path, {name}/config.json") from None
 
 
 def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:

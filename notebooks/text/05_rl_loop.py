@@ -1162,7 +1162,7 @@ print(f"DeepSpeed-Chat and OpenRLHF, {len(both)} rows: generation predicted slow
 
 # %%
 r0 = p["rl_response_tokens"]
-fp8_row = not rl.fp8_rollouts_change(p)   # "" where FP8 rollout weights would change them
+fp8_row = not rl.fp8_rollouts_change(p)   # a row only where FP8 rollout weights change them
 grid = rl.scenario_variants(p, {
     "scenario": {}, "G = 4": dict(rl_samples_per_prompt=4), "G = 64": dict(rl_samples_per_prompt=64),
     "mean response ÷ 2": dict(rl_response_tokens=r0 // 2),
