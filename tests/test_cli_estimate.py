@@ -563,8 +563,11 @@ def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_p
                            f"B = 7B on 256 A100s ({b})")
     for w in bills[0].warnings + bills[1].warnings:  # both scenarios' warnings
         assert " ".join(w.split()) in flat
-    # A (the default: its MFU inside the prediction's band) warns of nothing, and says none
-    assert not bills[0].warnings and "warnings of A (" not in text
+    # A (the default) warns of one thing, as its report's index does: its 40% lies below what
+    # the published run like it (notebook 04b's illustrative pilot) gives for its plan
+    assert [w[:78] for w in bills[0].warnings] == [
+        "the bill's MFU, 40.0%, lies below what a published run like this one gives for"]
+    assert "warnings of A (70B dense model" in text
     assert bills[1].warnings and "warnings of B (7B on 256 A100s)" in text
     # what the per-draw spread draws: each scenario's own ranges (B's mfu), not the
     # illustrative spreads of the single-scenario bill, said under the table

@@ -720,8 +720,8 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     assert "Read this first about b" in compared
     # the difference as a picture above the comparison's table
     assert compared.index("alt='B minus A line by line") < compared.index("<table")
-    for w in warnings_b:
-        assert report.html.escape(glance.caveat_line(w)) in compared
+    for w in warnings_b:   # each in the reader's words, a hyphenated word kept on one line
+        assert glance.unbroken_html(glance.caveat_line(w)) in compared
         assert report.html.escape(w) in compared
     assert "overflow-wrap:anywhere" not in page and "@media print" in page
     assert "e+" not in page  # no 2.48e+06 anywhere, the figure's data URI included
@@ -749,16 +749,18 @@ def test_every_warning_of_a_troubled_scenario_has_its_readers_line(tmp_path):
     # Megatron-Core, memory.scenario_recipe_name), the stack measured on NVIDIA, the 8,192-token
     # sequences beyond Llama 1's 2,048, MI300X's price listed without capacity, TP16 over 8-GPU domains,
     # ZeRO-3 on a stack without it, ZeRO-3's few runs, exposed communication, the MFU against
-    # the model's, the budget)
+    # the model's and against a published run like it carried to this plan, the budget)
     starts = ["mfu=0.60 is above any published", "dtype=fp8: the MFU is a fraction",
               "the step-time model planned and checked this MI300X",
               "seq_len=8,192 is beyond the 2,048",
               "price_usd_per_gpu_hour: the catalogue's on_demand price for MI300X",
               "tp=16 spans more than one 8-GPU", "zero_stage=3 is not offered",
               "the plan uses ZeRO-3", "49% of the predicted step is exposed",
-              "the scenario's mfu=0.60 is above what", "the bill, $"]
-    assert len(warnings) == len(starts) == 11
-    assert [w.startswith(x) for w, x in zip(warnings, starts)] == [True] * 11, warnings
+              "the scenario's mfu=0.60 is above what",
+              "the bill's MFU, 60.0%, lies above what a published run like this one gives",
+              "the bill, $"]
+    assert len(warnings) == len(starts) == 12
+    assert [w.startswith(x) for w, x in zip(warnings, starts)] == [True] * 12, warnings
     for w in warnings:
         assert any(re.search(p, w) for p, _ in glance.CAVEATS), f"no reader's line for: {w}"
         line = glance.caveat_line(w)
@@ -1301,13 +1303,15 @@ def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_p
            + warnings("long", "accelerator: H100-SXM\nn_gpus: 512\ntrain_tokens: 2e15\n"
                       "price_usd_per_gpu_hour: 2.5\n"))
     # (eleven; and the given 40% MFU below the band of the model's 7B prediction on H100, now
-    # that its regime holds a published run, NVIDIA's DGX Cloud Llama 3.1 8B: three more)
-    assert len(got) == 14
+    # that its regime holds a published run, NVIDIA's DGX Cloud Llama 3.1 8B: three more; and
+    # below what that run, carried to each H100 plan, gives: three more)
+    assert len(got) == 17
     for w in got:
         assert any(re.search(p, w) for p, _ in glance.CAVEATS), f"no reader's line for: {w}"
         line = glance.caveat_line(w)
         assert line.count("(") == line.count(")") and "\n" not in line
-    got = [w for w in got if "expects of this plan" not in w]   # the eleven, in their order
+    got = [w for w in got if "expects of this plan" not in w   # the eleven, in their order
+           and "a published run like this one gives" not in w]
     lines = [glance.caveat_line(w) for w in got]
     assert lines[0] == ("the project lasts 83.3M years (ledger_project_months=1e+09), over "
                         "120 months: no one dated GPU-hour price describes it; check the unit")
@@ -1867,8 +1871,7 @@ def test_a_bill_outside_the_published_runs_extrapolation_is_read_first():
                     "gives for its plan, 8.2%-10.1% (notebook 04b §6): that run, carried to this "
                     "plan, runs slower than the bill assumes; a pilot of your own settles which")
     assert glance.caveat_line(said) == ("the bill's MFU, 11.1%, is above the 8.2%-10.1% a "
-                                        "published run like this one gives for its plan: a "
-                                        "pilot of your own settles which")
+                                        "published run like it gives on this plan")
     # a published run of the scenario's own size gives one figure, not "13.6%-13.6%" (a
     # re-trial's DeepSeek-V3 on 256 B200)
     one = {"notebooks": {"00_index": [{"key": "bill_mfu", "value": 0.162}],
@@ -1878,13 +1881,42 @@ def test_a_bill_outside_the_published_runs_extrapolation_is_read_first():
     single = report.pilot_band_warning(one)
     assert "gives for its plan, 13.6% (notebook 04b §6)" in single and "13.6%-" not in single
     assert glance.caveat_line(single).startswith("the bill's MFU, 16.2%, is above the 13.6% a "
-                                                 "published run like this one gives")
+                                                 "published run like it gives")
     # inside the band, the scenario's own pilots, or no page 00 / 04b: nothing
     summary["notebooks"]["00_index"][0]["value"] = 0.09
     assert report.pilot_band_warning(summary) is None
     assert answers.pilot_band_rows(SimpleNamespace(illustrative=False,
                                                    extrapolation=study.extrapolation)) == []
     assert report.pilot_band_warning({"notebooks": {}}) is None
+    # a throughput pilot the report carried to the run's MFU before the pages ran: page 04b
+    # receives the MFU alone, and its published run is a comparison, not a band to warn on (a
+    # trial's page read "the scenario gives none" under its own pilot's 38.2%)
+    assert answers.pilot_band_rows(study, carried=True) == []
+
+
+def test_estimate_sets_the_bill_against_the_published_runs_extrapolation_as_04b_does(tmp_path):
+    # a long-context trial read "lies below what a published run like this one gives" in the
+    # report and nothing of it under `llmcost estimate`: the default scenario's 40% against the
+    # band the committed notebook 04b (run with the defaults) prints for the same plan
+    from pathlib import Path
+    import yaml
+    root = Path(__file__).resolve().parents[1]
+    nb = (root / "notebooks" / "04b_step_time.ipynb").read_text()
+    (band,) = set(re.findall(r"lies below this extrapolation's band \(([\d.%-]+)\)", nb))
+    path = root / "data" / "scenarios" / "default.yaml"
+    said = [w for w in report.estimate_ledger(path).warnings
+            if "a published run like this one gives" in w]
+    assert said == [f"the bill's MFU, 40.0%, lies below what a published run like this one gives "
+                    f"for its plan, {band} (notebook 04b §6): that run, carried to this plan, "
+                    "runs faster than the bill assumes; a pilot of your own settles which"]
+    # a scenario's own pilot sets the bill's MFU: no published run is set against it
+    sc = yaml.safe_load(path.read_text())
+    sc.pop("mfu")
+    own = tmp_path / "own.yaml"
+    own.write_text(yaml.safe_dump({**sc, "ledger_pilot_tokens_per_s_per_gpu": 850.0,
+                                   "ledger_pilot_n_gpus": 64}))
+    assert not [w for w in report.estimate_ledger(own).warnings
+                if "a published run like this one gives" in w]
 
 
 def test_one_given_mfu_on_two_accelerators_and_dtypes_is_one_item():

@@ -779,7 +779,31 @@ def band_side(mfu: float, low: float, high: float) -> str | None:
     return "above" if mfu > high else "below" if mfu < low else None
 
 
-def _bill_outside_pilot(study, scenario_mfu: float) -> str:
+def pilot_band_words(mfu: float, low: float, high: float) -> str | None:
+    """The warning, on the index and under ``llmcost estimate``, when the bill's ``mfu`` lies
+    outside [``low``, ``high``], the band an illustrative pilot extrapolates to
+    (``calibrate.pilot_study``: a published run like the scenario's, its measured ÷ predicted
+    MFU carried to the scenario's plan); None inside it. One figure where the band has no width
+    (a published run of the scenario's own size: a re-trial read "13.6%-13.6%")."""
+    side = band_side(mfu, low, high)
+    if side is None:
+        return None
+    return (f"the bill's MFU, {mfu:.1%}, lies {side} what a published run like this one gives "
+            f"for its plan, {span_words(low, high, '{:.1%}')} (notebook 04b §6): that run, "
+            f"carried to this plan, runs {'slower' if side == 'above' else 'faster'} than the "
+            "bill assumes; a pilot of your own settles which")
+
+
+#: The opening of notebook 04b §6 where the report has already carried the scenario's own pilot
+#: (``ledger_pilot_tokens_per_s_per_gpu``) to the run's MFU (``report.calibrate_mfu``), so the
+#: page receives the MFU and not the throughput: the published run beside it is a comparison,
+#: not a stand-in (a trial's page read "the scenario gives none" under its pilot's 38.2%).
+CARRIED_PILOT_WORDS = ("PUBLISHED RUN beside the scenario's own pilot (the report carried that "
+                       "pilot's throughput to this run's MFU, {mfu:.1%}, before the pages ran: "
+                       "`llmcost calibrate` shows its calibration): ")
+
+
+def _bill_outside_pilot(study, scenario_mfu: float, carried: bool = False) -> str:
     """"; the bill's 14.5% lies above this extrapolation's band ..." when an illustrative
     pilot's full-run band [low, high] (``Extrapolation.mfu_low``, ``mfu_high``) leaves out the
     MFU the bill takes: a published run like the scenario's ran at another MFU than the bill
@@ -790,6 +814,11 @@ def _bill_outside_pilot(study, scenario_mfu: float) -> str:
     side = band_side(scenario_mfu, x.mfu_low, x.mfu_high) if study.illustrative and x else None
     if side is None:
         return ""
+    if carried:  # the bill's MFU is the scenario's own pilot's: a comparison, not a gap to fill
+        return (f"; the scenario's pilot, at {scenario_mfu:.1%}, lies {side} this published "
+                f"run's band ({span_words(x.mfu_low, x.mfu_high, '{:.1%}')}): that run, carried "
+                f"to this plan, runs {'slower' if side == 'above' else 'faster'} than the pilot "
+                "measured; the pilot measured this plan, so the bill keeps it")
     return (f"; the bill's {scenario_mfu:.1%} lies {side} this extrapolation's band "
             f"({span_words(x.mfu_low, x.mfu_high, '{:.1%}')}): a published run like this one, "
             "carried to "
@@ -797,15 +826,17 @@ def _bill_outside_pilot(study, scenario_mfu: float) -> str:
             "a pilot of your own settles which")
 
 
-def pilot_band_rows(study) -> list:
+def pilot_band_rows(study, carried: bool = False) -> list:
     """Notebook 04b's summary rows of an illustrative pilot's full-run band, (key, label,
     value, unit, note) for ``report.summary_row``: the MFU a published run like the scenario's,
     carried to its plan, extrapolates to at its band's ends (``Extrapolation.mfu_low``,
     ``mfu_high``), which the report sets against the bill's MFU (``report.pilot_band_warning``:
     a consistency audit found the bill above this band said on page 04b alone). [] for the
-    scenario's own pilots (the bill's MFU is theirs) or without a published run of its class."""
+    scenario's own pilots (the bill's MFU is theirs; ``carried``: a pilot the report carried to
+    the run before the page ran, ``CARRIED_PILOT_WORDS``) or without a published run of its
+    class."""
     x = study.extrapolation
-    if not study.illustrative or x is None:
+    if not study.illustrative or x is None or carried:
         return []
     note = "a published run like this one carried to the scenario's plan (calibrate.pilot_study)"
     return [("pilot_extrapolated_mfu_low", "published run extrapolated: MFU band's low end",
@@ -814,7 +845,8 @@ def pilot_band_rows(study) -> list:
              x.mfu_high, "", note)]
 
 
-def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:
+def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float,
+                carried: bool = False) -> str:
     """Notebook 04b §6 in lines, from ``calibrate.pilot_study``'s ``PilotStudy``: where the
     pilot comes from (the scenario's, or ILLUSTRATIVE), each pilot's plan and GPUs (of the run's
     ``n_gpus``, or more than it) with its measured and uncalibrated predicted MFU, the
@@ -826,34 +858,38 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
     ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600, × the price), what the bill does with it
     (an illustrative pilot: the bill keeps the scenario's ``scenario_mfu``) and what the pilot
     does not identify. A study with no calibration (no published run of the scenario's class)
-    is its one sentence."""
+    is its one sentence. ``carried``: the report carried the scenario's own pilot to
+    ``scenario_mfu`` before the page ran (``CARRIED_PILOT_WORDS``), so an illustrative study is
+    a published run beside it, not the pilot the scenario lacks."""
     c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
+    opening = ("pilot: " if not study.illustrative else CARRIED_PILOT_WORDS.format(
+        mfu=scenario_mfu) if carried else "ILLUSTRATIVE pilot (the scenario gives none): ")
     if c is None:  # no published pilot of the scenario's class: nothing calibrated
-        return f"ILLUSTRATIVE pilot (the scenario gives none): {study.source}."
+        return f"{opening}{study.source}."
     off = _uncarried(c, x)
-    carried = ("" if off is None else ", not carried to the full run" if x.transfer == 0 else
-               f", carried to the full run at {x.transfer:.0%} strength")
-    lines = [("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else
-              "pilot: ") + study.source]
+    strength = ("" if off is None else ", not carried to the full run" if x.transfer == 0 else
+                f", carried to the full run at {x.transfer:.0%} strength")
+    lines = [opening + study.source]
     lines += [f"pilot {q.plan.describe()} on "
               + (f"{q.n_gpus:,} of {fmt_gpus(n_gpus)}" if q.n_gpus <= n_gpus else
                  f"{fmt_gpus(q.n_gpus)} (more than the run's {n_gpus:,})") + ": MFU "
               f"{c.measured_mfu[i]:.1%} {'as if measured' if study.illustrative else 'measured'}"
               f", {c.uncalibrated_mfu[i]:.1%} predicted"
               + (f"; {c.describe()}" if i == len(c.pilots) - 1 else "")
-              + (carried if i == len(c.pilots) - 1 else "")
+              + (strength if i == len(c.pilots) - 1 else "")
               for i, q in enumerate(c.pilots)]
     lines.append(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, "
                  f"{_full_run_mfu(x, off)}; " + x.describe_band())
-    bill = (f"its own MFU, {scenario_mfu:.1%} (given or predicted), failures added"
-            if study.illustrative else
-            "its MFU calibrated on this pilot, failures added")
-    at = "the pilot's MFU" if off is None else "that MFU"
+    bill = (f"its MFU, {scenario_mfu:.1%}, the scenario's pilot's, failures added" if carried
+            else f"its own MFU, {scenario_mfu:.1%} (given or predicted), failures added"
+            if study.illustrative else "its MFU calibrated on this pilot, failures added")
+    at = "that MFU" if off is not None else "the published run's MFU" if carried else \
+        "the pilot's MFU"
     hours = span_words(h[1], h[2], lambda v: fmt_count(v, 3))
     lines.append(f"main run at {at}: {fmt_count(h[0], 3)} ideal GPU-hours ({hours}), compute "
                  f"{fmt_usd(usd[0])} ({span_words(usd[1], usd[2], fmt_usd)}) at "
                  f"${price_usd_per_gpu_hour:.2f}/GPU-h; "
-                 f"the bill: {bill}" + _bill_outside_pilot(study, scenario_mfu))
+                 f"the bill: {bill}" + _bill_outside_pilot(study, scenario_mfu, carried))
     lines.append("not identified by this pilot: " + "; ".join(c.not_identified))
     return "\n".join(lines)
 

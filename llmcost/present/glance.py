@@ -1452,8 +1452,7 @@ CAVEATS = [
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
     (r"^the bill's MFU, ([\d.]+%), lies (above|below) what a published run like this one "
      r"gives for its plan, ([\d.%-]+) \(",
-     "the bill's MFU, {0}, is {1} the {2} a published run like this one gives for its plan: a "
-     "pilot of your own settles which"),
+     "the bill's MFU, {0}, is {1} the {2} a published run like it gives on this plan"),
     (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour.*?is "
      r"above its on-demand median, (\$[\d.]+)",
      "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand median: the bill "

@@ -97,15 +97,17 @@ from ..core.catalog import (
 from ..core.cachedir import cache_dir, pin_cache_dir
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, within_one_domain
+from ..core.stacks import StackFeatureWarning
 from ..core.units import (PERIOD_SECONDS, fmt_bytes, fmt_gpus, fmt_period, fmt_usd,
                           json_finite, not_finite_text, sig3, with_article)
 from ..core.version import __version__
 from ..serving import rl
 from ..serving.inference import WEIGHT_BYTES, weight_bytes
 from ..training.accuracy import band_for_step, central_mfu_words, mfu_spread_words
+from ..training.calibrate import pilot_study
 from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
-from .answers import band_side, span_words
+from .answers import pilot_band_words
 from .glance import (
     SAMPLES,
     bill_glance,
@@ -637,7 +639,9 @@ def estimate_ledger(scenario_path):
             + list(bd.get("warnings", [])) \
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
-    warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill), values)
+    band = _estimate_pilot_band(scenario, values, bill) if cluster_ok else None
+    warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill)
+                                              + ([band] if band else []), values)
     # first: the model's own software would price the run differently (a trial's DeepSeek-V3
     # was billed 1.8x its published hours on the default stack; the hint was 5th of 7)
     own = own_stack_hint(values, pred is not None, defaults)
@@ -2239,22 +2243,33 @@ def _storage_warning(summary: dict) -> str | None:
 def pilot_band_warning(summary: dict) -> str | None:
     """One sentence when the bill's MFU (notebook 00's ``bill_mfu``) lies outside the band an
     illustrative pilot extrapolates to (notebook 04b's ``pilot_extrapolated_mfu_low`` and
-    ``_high``, ``answers.pilot_band_rows``): a published run like the scenario's, carried to
-    its plan, ran at another MFU than the bill assumes (a consistency audit: a B200 MoE bill at
-    11.1% beside a 8.2%-10.1% band, said on page 04b and not on the index). None otherwise."""
+    ``_high``, ``answers.pilot_band_rows``; the sentence is ``answers.pilot_band_words``): a
+    published run like the scenario's, carried to its plan, ran at another MFU than the bill
+    assumes (a consistency audit: a B200 MoE bill at 11.1% beside a 8.2%-10.1% band, said on
+    page 04b and not on the index). None otherwise."""
     m = _summary_value(summary, "00_index", "bill_mfu")
     lo = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_low")
     hi = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_high")
-    side = None if None in (m, lo, hi) else band_side(m, lo, hi)
-    if side is None:
+    return None if None in (m, lo, hi) else pilot_band_words(m, lo, hi)
+
+
+def _estimate_pilot_band(scenario: dict, values: dict, bill) -> str | None:
+    """``llmcost estimate``'s twin of ``pilot_band_warning``: the illustrative pilot notebook
+    04b runs for a scenario without pilots of its own (``calibrate.pilot_study``), its band set
+    against the bill's MFU (a long-context trial read the warning in the report and not under
+    ``estimate``). None for a scenario's own pilots (the bill's MFU is theirs: ``pilot:``
+    records, or a throughput ``calibrate_mfu`` has already carried to the run), without a
+    published run of its class, or inside the band."""
+    if scenario.get("pilot") or "_mfu_calibration" in scenario \
+            or values.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
         return None
-    # one figure where the published run is the scenario's own size (no band: a re-trial read
-    # "13.6%-13.6%")
-    gives = span_words(lo, hi, "{:.1%}")
-    return (f"the bill's MFU, {m:.1%}, lies {side} what a published run like this one gives "
-            f"for its plan, {gives} (notebook 04b §6): that run, carried to this plan, runs "
-            f"{'slower' if side == 'above' else 'faster'} than the bill assumes; a pilot of "
-            "your own settles which")
+    with warnings.catch_warnings():   # a stack feature the plan lacks: the bill says it once
+        warnings.simplefilter("ignore", StackFeatureWarning)
+        study = pilot_study(values)
+    x = study.extrapolation
+    if not study.illustrative or x is None:
+        return None
+    return pilot_band_words(float(bill.figures["mfu"]), x.mfu_low, x.mfu_high)
 
 
 def _version() -> str:

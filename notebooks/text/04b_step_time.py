@@ -734,7 +734,7 @@ if len(z3):
 # another GPU count (a small scaling test) also fits the scale-out network's factor.
 #
 # The pilot below is the scenario's (its `pilot:` runs, on which the bill's MFU is calibrated)
-# when it gives them; otherwise an **illustrative** pilot: the scenario's plan at the MFU the
+# when it gives them (a report carries a throughput pilot, `ledger_pilot_tokens_per_s_per_gpu`, to the run's MFU before this page runs: the page then shows that MFU, with the published run below beside it for comparison); otherwise an **illustrative** pilot: the scenario's plan at the MFU the
 # step-time model predicts for it × the measured ÷ predicted MFU of the closest published run in
 # `data/validation_mfu.csv` (that run's error as it ran, carried to this plan: its MFU itself
 # belongs to its own stack, plan and precision) of the scenario's class (dense or
@@ -760,7 +760,9 @@ from llmcost.training import calibrate, pilot_validation
 
 study = calibrate.pilot_study(p, plan, price)   # the scenario's pilot, or an illustrative one
 # its source, the calibration, the full run with its band, GPU-hours and compute, what is left
-print(answers.pilot_study(study, p["n_gpus"], price, p["mfu"]))
+# carried: the report turned the scenario's own pilot into its MFU before this page ran
+carried = p.get("mfu_band") == "pilot" and not pilot_given(p)
+print(answers.pilot_study(study, p["n_gpus"], price, p["mfu"], carried=carried))
 
 # %% [markdown]
 # **Move the target.** The panel below extrapolates the same pilot to another GPU count, TP, PP
@@ -828,7 +830,7 @@ calibrated_rows = [summary_row(
 publish_summary("04b_step_time", calibrated_rows + [
     summary_row(*r) for r in step_scenario.headline_figures(b, plan, band, best, layer_split,
                                                             bill_mfu, predicted_bill)
-    + answers.pilot_band_rows(study)])   # an illustrative pilot's band (section 6)
+    + answers.pilot_band_rows(study, carried)])   # an illustrative pilot's band (section 6)
 
 # %% [markdown]
 # ## Exercises
