@@ -2547,3 +2547,24 @@ def test_a_predicted_band_cut_at_its_cap_scales_without_a_false_refusal(tmp_path
                          samples=500).iloc[0]
     assert got["lever"] == "half the GPUs (no recomputation needed)"
     assert abs(got["saving_usd"]) < 0.01 * lv.bill({**plan.values, "mfu": band}).total_usd
+
+
+def test_an_accelerator_left_out_is_named_with_what_fails_not_a_label_or_a_range():
+    # a data trial's hardware row read "TPU v5e: ledger_data_licensing_usd = 3e+06, the mode of
+    # triangular 2e+06 / 3e+06 / 6e+06" (the point bill's account of its ranged inputs), and
+    # without ranges "TPU v5e: raise rl_rollout_tp or lower serve_weight_dtype" (the remedy)
+    why = ("RL post-training line (rl_ keys, notebook 05): model='config30b': 14.5 GB of bf16 "
+           "weights per GPU do not fit TPU v5e's 14.4 GB usable HBM at rl_rollout_tp=4: raise "
+           "rl_rollout_tp or lower serve_weight_dtype")
+    said = ("TPU v5e: 14.5 GB of bf16 weights per GPU do not fit TPU v5e's 14.4 GB usable HBM "
+            "at rl_rollout_tp=4 (RL post-training line)")
+    assert lv._left_out_words([("TPU v5e", why)]) == said
+    ranged = why + (" (the point bill, with the ranged inputs at their points: "
+                    "ledger_data_licensing_usd = 3e+06, the mode of triangular 2e+06 / 3e+06 / "
+                    "6e+06)")
+    assert lv._left_out_words([("TPU v5e", ranged)]) == said
+    # a reason of one clause after its key stays as it was, grouped over the accelerators
+    assert lv._left_out_words([
+        ("TPU v4", "price_usd_per_gpu_hour: the catalogue has no on_demand price for TPU v4"),
+        ("H800", "price_usd_per_gpu_hour: the catalogue has no on_demand price for H800")]) == (
+        "TPU v4, H800: the catalogue has no on_demand price for each of them")

@@ -582,3 +582,24 @@ def test_loss_names_arrays_that_do_not_broadcast():
         scaling.loss(np.array([7e9, 1e10]), np.array([1e12, 2e12, 3e12]))
     with pytest.raises(ValueError, match=r"n_nonembedding_params .* must broadcast together"):
         scaling.kaplan_loss_nd(np.array([7e9, 1e10]), np.array([1e12, 2e12, 3e12]))
+
+
+def test_the_engine_gap_weighs_input_and_output_as_the_blended_price_does():
+    """Notebook 06 multiplied the blended serving price by the output tokens' engine gap alone
+    (an economist's trial: 8B at 1,000 in / 250 out, 1.19x on output and 1.84x on input). By
+    hand, f = 250 / 1,250 = 0.2; roofline $0.08 out, $0.04 in; expected 1.19x and 1.84x of them:
+    g = (0.2 x 0.0952 + 0.8 x 0.0736) / (0.2 x 0.08 + 0.8 x 0.04) = 0.07792 / 0.048 = 1.6233."""
+    from types import SimpleNamespace
+    ref = SimpleNamespace(usd_per_m_output=0.08, usd_per_m_input=0.04,
+                          expected_usd_per_m_output=0.0952, expected_usd_per_m_input=0.0736)
+    assert scaling.expected_engine_gap(ref, 1000, 250) == pytest.approx(1.6233, abs=1e-4)
+    # all output (P -> 0 is refused: a request has a prompt), the output ratio; the real set-up's
+    # blend lies between its input and output ratios (a weighted mean of two ratios)
+    real = scaling.reference_serving_cost(llmcost.load_model("llama-3.1-8b"),
+                                          llmcost.load_accelerator("H100-SXM"), 3.99, 1000, 250)
+    g = scaling.expected_engine_gap(real, 1000, 250)
+    lo, hi = sorted([real.expected_usd_per_m_output / real.usd_per_m_output,
+                     real.expected_usd_per_m_input / real.usd_per_m_input])
+    assert lo <= g <= hi and hi > lo
+    with pytest.raises(ValueError, match="prompt_tokens"):
+        scaling.expected_engine_gap(ref, 0, 250)

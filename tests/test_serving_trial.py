@@ -4,6 +4,8 @@ Each check is the trial's own case; the figures are datasheets, the package's ow
 conventions or hand arithmetic, stated in each test.
 """
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -98,3 +100,35 @@ def test_unit_hints_read_minutes_and_per_token_and_leave_rates_alone():
     with pytest.raises(ScenarioError) as e:
         validate_parameters(ckpt_storage_bytes_per_s="2 h")
     assert "seconds" not in str(e.value)
+
+
+@pytest.mark.parametrize(("key", "text", "written", "unit"), [
+    # by hand: 100 GB/s = 100 × 10^9 B/s; 400 Gb/s (a NIC's line rate) = 400 × 10^9 / 8 B/s;
+    # 64 GiB/s = 64 × 2^30 = 68,719,476,736 B/s; 1 PB = 10^15 B
+    ("ckpt_storage_bytes_per_s", "100GB/s", "1e+11", "bytes per second, a decimal prefix"),
+    ("ckpt_storage_bytes_per_s", "2 TB/s", "2e+12", "bytes per second, a decimal prefix"),
+    ("ckpt_node_bytes_per_s", "400Gb/s", "5e+10", "bytes per second, bits, 8 to a byte"),
+    ("ckpt_d2h_bytes_per_s", "64 GiB/s", "68719476736", "bytes per second, a binary prefix"),
+    ("ledger_egress_bytes", "1 PB", "1e+15", "bytes, a decimal prefix")])
+def test_a_bandwidth_or_size_written_with_its_unit_is_told_in_bytes(key, text, written, unit):
+    """An SRE trial's ``ckpt_storage_bytes_per_s: 100GB/s`` was told "write 100" (100 B/s,
+    10^9 times too slow), "2 TB/s" "write 2" and "400Gb/s" "write 400"."""
+    with pytest.raises(ScenarioError, match=rf"^{key}='{text}' must be a number \(write "
+                                            rf"{re.escape(written)} for {text}: the key is in "
+                                            rf"{unit}"):
+        validate_parameters(**{key: text})
+
+
+def test_a_size_on_a_rate_key_is_told_which_it_is_with_no_number():
+    with pytest.raises(ScenarioError, match=r"\(the key is in bytes per second: 100GB is a "
+                                            r"size\)$"):
+        validate_parameters(ckpt_storage_bytes_per_s="100GB")
+    with pytest.raises(ScenarioError, match=r"\(the key is in bytes: 10 TB/s is a rate\)$"):
+        validate_parameters(ledger_egress_bytes="10 TB/s")
+
+
+def test_a_budget_written_with_a_currency_sign_and_a_suffix_is_told_the_number():
+    # a data trial's `ledger_budget_usd: "$2M"` read "must be a number" with no hint, where
+    # "2M" was told "write 2e+06"
+    with pytest.raises(ScenarioError, match=r"must be a number \(write 2e\+06 for \$2M\)$"):
+        validate_parameters(ledger_budget_usd="$2M")

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -2503,13 +2504,34 @@ def hardware_headline(sweep) -> dict:
             "note": "; ".join(words + ([f"left out: {left}"] if left else []))}
 
 
+#: A clause of a refusal that says what fails (``_failing_clause``), not a label before it
+#: ("RL post-training line (...)", "model='x'") or a remedy after it ("raise rl_rollout_tp").
+_FAILS = re.compile(r"\b(cannot|do not|does not|is not|are not|has no|have no|must|missing|"
+                    r"needs?)\b")
+
+
+def _failing_clause(why: str) -> str:
+    """The last clause of a refusal that says what fails, a bill line's label before it in
+    parentheses ("14.5 GB of bf16 weights per GPU do not fit TPU v5e's 14.4 GB usable HBM at
+    rl_rollout_tp=4 (RL post-training line)"), the point bill's account of its ranged inputs
+    left off; the last clause where none says (a data trial read "TPU v5e: ledger_data_licensing_usd
+    = 3e+06, the mode of triangular ...", and without ranges the remedy alone)."""
+    parts = str(why).split(" (the point bill, with the ranged inputs at their points")[0]
+    parts = parts.split(": ")
+    failing = [x for x in parts if _FAILS.search(x)]
+    clause = failing[-1] if failing else parts[-1]
+    label = parts[0].split(" (")[0]
+    return clause + (f" ({label})" if clause != parts[0] and label.endswith(" line") else "")
+
+
 def _left_out_words(skipped) -> str:
     """The accelerators a ``hardware_sweep`` left out (``attrs['skipped']``: (name, reason)
-    pairs), grouped by reason: each reason's last clause with the accelerator's name in it
-    replaced, "A100-40GB, H800: the catalogue has no reserved price for each of them"."""
+    pairs), grouped by reason: each reason's clause that says what fails (``_failing_clause``)
+    with the accelerator's name in it replaced, "A100-40GB, H800: the catalogue has no reserved
+    price for each of them"."""
     groups: dict = {}
     for acc, why in skipped:
-        clause = str(why).split(": ")[-1]
+        clause = _failing_clause(why)
         groups.setdefault(clause.replace(acc, "\0"), []).append(acc)
     return "; ".join(f"{', '.join(accs)}: "
                      + clause.replace("\0", accs[0] if len(accs) == 1 else "each of them")

@@ -903,29 +903,7 @@ def _coerce(p: Param, value):
     if "str" in kind.split("|") and isinstance(value, str):
         return value
     if not is_number(value):
-        hint = ""
-        short = re.fullmatch(r"\s*(\d+\.?\d*|\.\d+)\s*([kKmMbBtT%])\s*", value) \
-            if isinstance(value, str) else None
-        secs = _seconds(value) if isinstance(value, str) and p.name.endswith("_s") and \
-            not p.name.endswith("_per_s") else None
-        if secs is not None:   # a time in another unit on a key in seconds: 30ms -> 0.03 (a
-            # trial was told "write 30", a target 1,000 times looser, taken without a word)
-            hint = f" (write {secs:g} for {value.strip()}: the key is in seconds)"
-        elif short and p.name.endswith("seq_len") and short[2] in "kK" and \
-                float(short[1]).is_integer():
-            # a context length's k is 1,024 tokens (Llama 3.1's 128K context is 131,072
-            # tokens: its config.json, max_position_embeddings): a trial wrote the suggested
-            # 16000 for 16k, and its batch of 8,388,608 tokens then held no whole sequence
-            hint = (f" (write {int(float(short[1])) * 1024} for {value.strip()}: a context "
-                    "length's k is 1,024 tokens)")
-        elif short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
-            scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
-            hint = f" (write {_written(float(short[1]) * scale)} for {value.strip()})"
-        elif isinstance(value, str) and (written := _text_number_hint(value, base == "int")):
-            hint = written
-        elif isinstance(value, str) and _unit_number(value) is not None:
-            hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
-                    f"{p.doc.split(';')[0]})")
+        hint = _number_hint(p, value, base == "int")
         what = "a whole number" if base == "int" else "a number"
         if "str" in kind.split("|") and p.name == "fsdp_shard_size":
             what = ("'full' (ZeRO-3 over the whole dp·cp group), 'auto' (chosen among the "
@@ -1053,6 +1031,47 @@ def _validate_parameter(name: str, value):
     return v
 
 
+def _number_hint(p, value, whole: bool) -> str:
+    """The hint a value that is not a number gets after "must be a number", or "": the number it
+    stands for where its text says (a time in seconds, a size or rate in bytes, a magnitude
+    suffix, a context's k, magnitude words, a unit or currency after the number)."""
+    hint = ""
+    # a magnitude suffix, a currency sign before it or not ("$2M": a data trial got no hint)
+    short = re.fullmatch(r"\s*\$?\s*(\d+\.?\d*|\.\d+)\s*([kKmMbBtT%])\s*", value) \
+        if isinstance(value, str) else None
+    secs = _seconds(value) if isinstance(value, str) and p.name.endswith("_s") and \
+        not p.name.endswith("_per_s") else None
+    per_s = p.name.endswith("_bytes_per_s")
+    byte_key = isinstance(value, str) and (per_s or p.name.endswith("_bytes"))
+    sized = _bytes_written(value, per_s) if byte_key else None
+    other = _bytes_written(value, not per_s) if byte_key and sized is None else None
+    if secs is not None:   # a time in another unit on a key in seconds: 30ms -> 0.03 (a
+        # trial was told "write 30", a target 1,000 times looser, taken without a word)
+        hint = f" (write {secs:g} for {value.strip()}: the key is in seconds)"
+    elif sized is not None:   # 100GB/s -> 1e+11 (a trial was told "write 100": 100 B/s)
+        hint = (f" (write {_written(sized[0])} for {value.strip()}: the key is in bytes"
+                f"{' per second' if per_s else ''}, {sized[1]})")
+    elif other is not None:   # a size on a rate's key, or a rate on a size's
+        hint = (f" (the key is in bytes{' per second' if per_s else ''}: {value.strip()} is "
+                f"{'a size' if per_s else 'a rate'})")
+    elif short and p.name.endswith("seq_len") and short[2] in "kK" and \
+            float(short[1]).is_integer():
+        # a context length's k is 1,024 tokens (Llama 3.1's 128K context is 131,072
+        # tokens: its config.json, max_position_embeddings): a trial wrote the suggested
+        # 16000 for 16k, and its batch of 8,388,608 tokens then held no whole sequence
+        hint = (f" (write {int(float(short[1])) * 1024} for {value.strip()}: a context "
+                "length's k is 1,024 tokens)")
+    elif short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
+        scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
+        hint = f" (write {_written(float(short[1]) * scale)} for {value.strip()})"
+    elif isinstance(value, str) and (written := _text_number_hint(value, whole)):
+        hint = written
+    elif isinstance(value, str) and _unit_number(value) is not None:
+        hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
+                f"{p.doc.split(';')[0]})")
+    return hint
+
+
 #: Seconds per unit of a time written with its unit (``_seconds``).
 _TIME_UNITS = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
                "second": 1.0, "seconds": 1.0, "m": 60.0, "min": 60.0, "mins": 60.0,
@@ -1097,6 +1116,32 @@ def _text_number_hint(text: str, whole: bool = False) -> str:
     if m and not (whole and not float(text).is_integer()):
         return f" (write {text.strip()} without quotes: a number in quotes is text)"
     return ""
+
+
+#: Bytes per unit of a size or rate written with its unit (``_bytes_written``): decimal prefixes
+#: as storage and network vendors quote them (1 GB = 10^9 bytes), binary ones with an i (GiB),
+#: bits where the unit says so (400 Gb/s, a NIC's line rate, is 5e10 bytes/s).
+_BYTE_PREFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15,
+                  "ki": 2.0 ** 10, "mi": 2.0 ** 20, "gi": 2.0 ** 30, "ti": 2.0 ** 40,
+                  "pi": 2.0 ** 50}
+
+
+def _bytes_written(text: str, per_s: bool) -> tuple | None:
+    """(bytes, or bytes per second where ``per_s``; the unit's words) of a size or rate written
+    with its unit ("100GB/s", "2 TB/s", "400Gb/s", "64 GiB/s", "25 gigabytes/s", "1 PB"), else
+    None, and None for a rate on a size's key or the reverse: an SRE trial's "100GB/s" on a key
+    in bytes/s was told "write 100", a hundred bytes a second. B is a byte and b a bit, as
+    vendors write them; a spelled-out unit says which."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)\s*"
+                     r"(?:([kKmMgGtTpP]i?)([Bb])|(kilo|mega|giga|tera|peta)?(bytes?|bits?))"
+                     r"\s*(/\s*s(?:ec)?|ps|per\s+s(?:ec(?:ond)?)?)?\s*", text)
+    if not m or (m[6] is not None) != per_s:
+        return None
+    prefix = (m[2] or (m[4] or "")[:1]).lower()
+    bits = m[3] == "b" or (m[5] or "").startswith("bit")
+    x = float(m[1]) * _BYTE_PREFIXES[prefix] / (8.0 if bits else 1.0)
+    return x, ("bits, 8 to a byte" if bits else "a binary prefix, 1,024" if prefix.endswith("i")
+               else "a decimal prefix, 1,000" if prefix else "bytes")
 
 
 def _written(x: float) -> str:

@@ -1006,6 +1006,33 @@ def serving_cost_per_token(usd_per_m_output_tokens, usd_per_m_input_tokens, outp
     return s
 
 
+def expected_engine_gap(ref, prompt_tokens: int, output_tokens: int) -> float:
+    """The engine fit's expected serving price over the roofline's for a request of P tokens in
+    and R out, on the blend ``serving_cost_per_token`` prices (f = R ÷ (P + R))::
+
+        g = (f·e_out + (1 − f)·e_in) ÷ (f·r_out + (1 − f)·r_in)
+
+    with e and r the expected and roofline USD per M tokens of ``ref`` (an
+    ``inference.ServingCost``: ``expected_usd_per_m_*``, ``usd_per_m_*``). The output tokens'
+    ratio alone understates it where prefill runs further below its roofline than decode (an
+    economist's trial: 8B at 1,000 in / 250 out, 1.19× on output, 1.84× on input, 1.54×
+    blended, where notebook 06 weighed the blend at 1.19×).
+
+    Raises
+    ------
+    ValueError
+        A token count below 1, or a roofline blend of 0.
+    """
+    n_in = as_scalar(prompt_tokens, "prompt_tokens", positive=True)
+    n_out = as_scalar(output_tokens, "output_tokens", positive=True)
+    f = n_out / (n_in + n_out)
+    roof = f * ref.usd_per_m_output + (1.0 - f) * ref.usd_per_m_input
+    if not roof > 0:
+        raise ValueError(f"ref: its roofline blend, {roof!r} USD per M tokens, must be > 0")
+    return float((f * ref.expected_usd_per_m_output + (1.0 - f) * ref.expected_usd_per_m_input)
+                 / roof)
+
+
 def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, prompt_tokens: int,
                            output_tokens: int, *, tp: int = 0, batch: int = 0,
                            weight_dtypes=("bf16",), kv_dtype: str = "bf16",

@@ -629,17 +629,19 @@ if bill.figures["rl_gpu_hours"]:
 # engine's **expected** throughput (notebook 05's fit on published engine rows), with its band, and
 # the cell prints the roofline bound beside it and the cost at the slowest engine of notebook 05's
 # validation (the roofline × the widest measured gap, printed with the range). An explicit `ledger_synthetic_usd_per_mtok` or
-# `ledger_eval_gpu_hours` overrides the derivation. With illustrative counts (not a published
-# run's):
+# `ledger_eval_gpu_hours` overrides the derivation. With the scenario's counts, or illustrative
+# ones (not a published run's) where it gives none:
 
 # %%
 # NBVAL_CHECK_OUTPUT
-counts = {"ledger_synthetic_tokens": 1e10, "ledger_eval_requests": 1e6}  # illustrative
+# the scenario's counts where it gives them, else illustrative ones (not a published run's)
+shown = {"ledger_synthetic_tokens": 1e10, "ledger_eval_requests": 1e6}
+counts = {k: p[k] or x for k, x in shown.items()}
 served, aside = ledger.served_illustration(bill, counts)   # both lines as served tokens
 lo, hi = ledger.engine_gap()
 print(f"engines measured in notebook 05's validation: {lo:.1f}-{hi:.1f}x slower than the roofline"
-      "; illustrative counts: " + ", ".join(f"{k} {v:,.0f}" for k, v in counts.items())
-      + (f" ({aside})" if aside else ""))
+      "; counts: " + ", ".join(f"{k} {v:,.0f} ({'the scenario' if p[k] else 'illustrative'})"
+                               for k, v in counts.items()) + (f" ({aside})" if aside else ""))
 
 # %%
 # NBVAL_CHECK_OUTPUT

@@ -371,9 +371,9 @@ for b in sorted({1, min(32, c.max_batch)}):   # 32, or the most that fit beside 
 # through each weight read (compute-bound, near the matmul ceiling); a decode step runs one token
 # per sequence per weight read, and the batch it can share that read with is capped by the KV cache,
 # and in practice by latency targets and by how many requests are in flight. At the largest batch
-# that fits, decode shares each weight read with the whole batch, so a long-prompt request like this
-# one pays per output token within a small factor of what it pays per input token, either way (the
-# ratio printed above; its prefill also pays the TP all-reduces, exposed here); at the batches a
+# that fits, decode shares each weight read with the whole batch, so the gap between what a request
+# pays per output token and per input token narrows to the ratio printed above for this request's
+# shape (its prefill also pays the TP all-reduces, exposed here); at the batches a
 # latency target or thin traffic leaves, output costs many times input, which is the physics behind
 # list prices that charge several times more for output. These are roofline prices: the engines of
 # section 6 run slower than the roofline by the factors printed there, so real costs are that factor

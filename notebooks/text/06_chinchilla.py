@@ -545,13 +545,13 @@ if spec.is_moe:  # s(N) is the MoE's own serving cost per active parameter, appl
 # The serving price above is the roofline's, a lower bound. Real engines are slower by the factors
 # the published serving figures measure (`ledger.engine_gap`: the lowest and highest of notebook
 # 05's validation, latency-bound small batches among them); the engine fit expects a gap of its
-# own at this scenario's set-up (`serving_cost`'s expected price over the roofline's). Serving at g times the roofline price weighs it g times more against training
+# own at this scenario's set-up (`sc.expected_engine_gap`: its expected price over the roofline's, input and output tokens blended as the serving price blends them). Serving at g times the roofline price weighs it g times more against training
 # (`sc.optimum_across_engine_gap`):
 
 # %%
 # NBVAL_CHECK_OUTPUT
 gap_lo, gap_hi = llmcost.ledger.engine_gap()
-g_exp = ref.expected_usd_per_m_output / ref.usd_per_m_output  # the engine fit, this set-up
+g_exp = sc.expected_engine_gap(ref, P, R)  # the engine fit, this set-up, on the blended price
 gaps = sc.optimum_across_engine_gap(target, p["inference_tokens_lifetime"], usd_per_flop, serve,
                                     sorted([1.0, gap_lo, g_exp, gap_hi]), fit)
 display(plots.table(gaps.drop(columns=["flop_optimum_n_params"]),
