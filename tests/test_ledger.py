@@ -833,7 +833,7 @@ def test_lines_on_the_bills_gpu_hours_share_its_kind():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ({"ledger_people": [{"role": "eng", "fte": -1}]}, "ledger_people[0].fte=-1.0 must be >= 0"),
+    ({"ledger_people": [{"role": "eng", "fte": -1}]}, "ledger_people[0].fte=-1.0 must be > 0"),
     ({"ledger_rerun_probability": 1.5}, "must be a probability in [0, 1]"),
     ({"ledger_rerun_probability": -0.1}, "must be a probability in [0, 1]"),
     ({"ledger_foo_usd": 3}, "unknown parameter 'ledger_foo_usd'"),
@@ -942,7 +942,7 @@ def test_estimate_compare():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("ledger_people:\n  - {role: eng, fte: -2}\n", "fte=-2.0 must be >= 0"),
+    ("ledger_people:\n  - {role: eng, fte: -2}\n", "fte=-2.0 must be > 0"),
     ("ledger_rerun_probability: 1.5\n", "must be a probability in [0, 1]"),
     ("ledger_widgets_usd: 5\n", "unknown parameter 'ledger_widgets_usd'"),
     ("phases:\n  - {name: anneal, tokens: 4.0e7, seq_len: 8192, lr: 1}\n",
@@ -1001,7 +1001,7 @@ def test_published_run_with_its_phases_is_an_upper_bound():
 @given(n_gpus=st.sampled_from([256, 1024, 4096]), mfu=st.floats(0.2, 0.6),
        pricing=st.sampled_from(["on_demand", "reserved", "spot", "owned"]),
        explore=st.floats(0, 3), reserve=st.floats(0, 0.5), rerun=st.floats(0, 1),
-       fte=st.floats(0, 100), sft=st.floats(0, 1e11))
+       fte=st.floats(0.01, 100), sft=st.floats(0, 1e11))
 def test_property_lines_sum_and_more_mfu_costs_less(n_gpus, mfu, pricing, explore, reserve,
                                                     rerun, fte, sft):
     sc = {"n_gpus": n_gpus, "mfu": mfu, "pricing": pricing,

@@ -469,7 +469,7 @@ def test_a_restart_longer_than_the_gap_between_planned_interruptions_is_said_onc
     sc = {**BASE_8B, "mfu": 0.4, "ckpt_restart_s": 1e12}
     r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)))
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert r.stderr.count("(a checkpoint's write, from ckpt_storage_bytes_per_s") == 1
+    assert r.stderr.count("(a checkpoint's write at the slower of ckpt_storage_bytes_per_s") == 1
     assert "= 1e+12 s each would take all of the wall-clock time" in r.stderr
     once = user_words("planned_per_day=1: planned interruptions of δ + R = 5 s each")
     assert user_words(once) == once and once.startswith("fail_planned_per_day=1")

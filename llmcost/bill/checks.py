@@ -23,10 +23,12 @@ from ..core.diskcache import disk_cached
 from ..core.model import UnknownFamilyWarning
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options, stacks_having)
-from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun, with_article
+from ..core.units import (fmt_bandwidth, fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun,
+                          with_article)
 from ..serving.inference import model_context
 from ..training import gemm, parallel
-from ..training.reliability import cluster_mtbf_s, published_failure_rates
+from ..training.reliability import (cluster_mtbf_s, published_failure_rates,
+                                   storage_throughput_per_tib)
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
                                  comparable_published_mfu, distinct_percents, dtype_basis,
                                  step_error_words, validation_table)
@@ -502,6 +504,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     high = above_comparable_warning(values, given_mfu) if given and top is None else None
     out.extend(w for w in (partial_host_warning(values), top, low, high,
                            failure_rate_warning(values)) if w)
+    out.extend(checkpoint_storage_warnings(values))
     out.extend(_config_model_warnings(values.get("model")))
     if values.get("dtype") == "fp8":
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
@@ -568,6 +571,43 @@ def partial_host_warning(values: dict) -> str | None:
             f"hosts: a job of more than one host takes whole hosts, billed whole, so the "
             f"{hi - n:,} idle GPUs of the last one are paid and not in this bill; give "
             f"{fmt_gpus(lo)} or {fmt_gpus(hi)} to price what a provider charges for")
+
+
+def checkpoint_storage_warnings(values: dict) -> list[str]:
+    """What the checkpoint storage is priced on where no measurement backs it (an SRE trial):
+
+    * a given ``ckpt_storage_bytes_per_s`` above what the job's nodes can send it, nodes ×
+      ``ckpt_node_bytes_per_s`` (nodes = ⌈n_gpus ÷ GPUs per host⌉): a write takes
+      max(bytes ÷ B_storage, bytes ÷ nodes ÷ B_node) (``reliability.checkpoint_write_time_s``),
+      so the excess is provisioned and billed (a parallel file system sells throughput with
+      capacity) and never used (100 TB/s on 512 nodes of 50 GB/s, 25.6 TB/s, billed 10× the
+      compute);
+    * a hot tier that sells no throughput with capacity (object storage,
+      ``reliability.storage_throughput_per_tib`` None) with the bandwidth left to the bill's
+      sizing: its storage cost does not grow with the bandwidth, so the sizing takes the
+      fastest rate it tries, which no measurement of the store backs (an object store's rate
+      depends on the client's parallel requests, not modelled).
+    [] where neither holds or the values lack what they need."""
+    out = []
+    bw, node_bw, n = (values.get(k) for k in ("ckpt_storage_bytes_per_s",
+                                              "ckpt_node_bytes_per_s", "n_gpus"))
+    bw, node_bw = (x.point if isinstance(x, Range) else x for x in (bw, node_bw))
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (bw, node_bw, n)) \
+            and values.get("accelerator"):
+        nodes = -(-int(n) // load_accelerator(values["accelerator"]).per_host)
+        if bw > nodes * node_bw:
+            out.append(f"ckpt_storage_bytes_per_s={bw:g} ({fmt_bandwidth(bw)}) is above what "
+                       f"the job's {nodes:,} {noun(nodes, 'node')} can send it, "
+                       f"{fmt_bandwidth(nodes * node_bw)} ({fmt_bandwidth(node_bw)} each, "
+                       "ckpt_node_bytes_per_s): checkpoints write at the nodes' rate, and the "
+                       "hot tier is provisioned, and billed, for bandwidth the job cannot use")
+    tier = values.get("ckpt_hot_tier")
+    if bw is None and isinstance(tier, str) and storage_throughput_per_tib(tier) is None:
+        out.append(f"ckpt_hot_tier={tier!r} sells no throughput with its capacity, so the bill "
+                   "sizes the checkpoint bandwidth at the fastest rate it tries, which no "
+                   "measurement of the store backs (an object store's rate depends on the "
+                   "client's parallel requests): give ckpt_storage_bytes_per_s a measured rate")
+    return out
 
 
 def failure_rate_warning(values: dict) -> str | None:

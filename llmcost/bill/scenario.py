@@ -182,6 +182,13 @@ _pretraining_tokens_zero = _refuse_if(
     "ledger_lora_tokens and the rl_ keys, are priced beside a pre-training run)")
 
 
+#: a role's fte, months and pay: 0 prices the role at $0 (a data trial's `months: 0` read
+#: "people $0.00, modelled" without a word)
+_role_positive = _refuse_if(
+    lambda v: not v > 0, "be > 0: a role of 0 people, months or pay adds $0 to the bill; "
+    "leave the role out, or give what it costs")
+
+
 def _pretraining_tokens(name, v):
     """0 refused with why (no post-training-only bill), a negative count as the slip it is (a
     trial's -4e12 was told of fine-tuning bills and printed as -4000000000000.0)."""
@@ -317,6 +324,22 @@ def _ckpt_recipe(name, v):
 
 def _storage_tier(name, v):
     return _one_of(*_storage_tier_names())(name, v)
+
+
+def _hot_tier(name, v):
+    """A tier of ``data/storage_prices.csv`` that is not a cold (archive) one: a hot tier
+    restores the last checkpoint at every restart, and an archive's retrieval takes hours (an
+    SRE trial's ``ckpt_hot_tier: s3-glacier-deep-archive`` was priced as restoring in 0.1 s)."""
+    v = _storage_tier(name, v)
+    row = load_storage_prices().set_index("name").loc[v]
+    if row["tier"] == "cold":
+        raise ScenarioError(f"{name}={v!r} is a cold (archive) tier ({row['product']}): a hot "
+                            "tier restores the last checkpoint at every restart; give it to "
+                            "ckpt_cold_tier, and one of "
+                            + ", ".join(repr(t) for t, k in zip(
+                                load_storage_prices()["name"], load_storage_prices()["tier"])
+                                        if k != "cold") + " here")
+    return v
 
 
 @lru_cache(maxsize=1)
@@ -498,8 +521,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "the cold tier", _positive),
     Param("ckpt_retention_months", "float", "months milestones are kept after the run",
           _nonnegative),
-    Param("ckpt_hot_tier", "str", "hot storage tier (data/storage_prices.csv name)",
-          _storage_tier),
+    Param("ckpt_hot_tier", "str", "hot storage tier (data/storage_prices.csv name, not a cold "
+          "one)", _hot_tier),
     Param("ckpt_cold_tier", "str", "cold storage tier (data/storage_prices.csv name)",
           _storage_tier),
     Param("fail_rate_per_gpu_year", "float", "unexpected interruptions per GPU-year (>= 0; 0: "
@@ -724,9 +747,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "or a planned stop restarts the run from scratch)"),
     Param("ledger_people", "list", "people as {role, fte, months?, usd_per_year?} (months: the "
           "project's; usd_per_year: $444k loaded, the mean of Epoch's pay distribution)",
-          _records({"role": ("str", None), "fte": ("float", _nonnegative),
-                    "months": ("float", _nonnegative),
-                    "usd_per_year": ("float", _nonnegative)}, ("role", "fte"))),
+          _records({"role": ("str", None), "fte": ("float", _role_positive),
+                    "months": ("float", _role_positive),
+                    "usd_per_year": ("float", _role_positive)}, ("role", "fte"))),
     Param("ledger_contributors", "float|none", "contributors the model's paper lists: with "
           "ledger_published_defaults and no ledger_people, staff is contributors × the mean "
           "of Epoch's FTE per contributor (median 0.2) × project months × the mean loaded "
@@ -1302,8 +1325,10 @@ USER_WORDS = {
     "scaleout_bytes_per_s_per_dir": "comm_scaleout_bytes_per_s",
     "virtual_stages": "pp_virtual_stages",  # a fuzz trial read the plan's field names
     "prompts_per_step": "rl_prompts_per_step",
-    "δ + R": "δ + R (a checkpoint's write, from ckpt_storage_bytes_per_s, plus the restart, "
-             "ckpt_restart_s)",
+    # the write is the slower of the storage and the nodes' links, and a restart reads it back
+    # (an SRE trial's ckpt_node_bytes_per_s: 1 was told of ckpt_storage_bytes_per_s alone)
+    "δ + R": "δ + R (a checkpoint's write at the slower of ckpt_storage_bytes_per_s and the "
+             "nodes' ckpt_node_bytes_per_s, plus the restart, ckpt_restart_s, with its read back)",
 }
 
 #: The serving layer's argument names in a served line's or the serving set-up's refusal

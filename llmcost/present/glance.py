@@ -1115,7 +1115,8 @@ CAVEATS = [
      "asynchronous checkpoints, one every {0}, keep the storage writing {1} of the time ({2} "
      "a day): set the checkpoint interval or the storage bandwidth"),
     (r"^goodput (\d+%): the pre-training run pays ([\d.]+)× its ideal GPU-hours, interrupted "
-     r"((?:by a failure (?:or pre-emption )?)?)every (.+?) on (.+?)(?: \([^)]*planned stops\))?"
+     r"((?:by a failure (?:or pre-emption )?)?)every (.+?) on (.+?)"
+     r"(?: \([^)]*planned stops[^)]*\))?"
      r"((?:, and stalled \d+% of its time by checkpoints)?)(?: \([^)]*\))?;",
      "goodput {0}: interrupted {2}every {3} on {4}{5}, the run pays {1}× its ideal GPU-hours"),
     # a pilot calibration's network factor (training.calibrate.scaleout_warning)
@@ -1449,6 +1450,11 @@ CAVEATS = [
      "the parallel plan is not checked: data/accelerators.csv has no {1} for {0}"),
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
+    (r"^ckpt_storage_bytes_per_s=\S+ \(([^)]+)\) is above what the job's ([\d,]+) nodes? can "
+     r"send it, ([\d,.]+ \S+)",
+     "checkpoint storage of {0} is billed where the {1} nodes can send it {2}"),
+    (r"^ckpt_hot_tier='([^']+)' sells no throughput",
+     "{0}'s checkpoint bandwidth is the sizing's fastest guess: give a measured rate"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
     (r"^the bill's MFU, ([\d.]+%), lies (above|below) what a published run like this one "
      r"gives for its plan, ([\d.%-]+) \(",

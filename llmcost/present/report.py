@@ -640,8 +640,9 @@ def estimate_ledger(scenario_path):
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
     band = _estimate_pilot_band(scenario, values, bill) if cluster_ok else None
+    late = [w for w in (_bill_storage_warning(bill), band) if w]   # as the index's late ones
     warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill)
-                                              + ([band] if band else []), values)
+                                              + late, values)
     # first: the model's own software would price the run differently (a trial's DeepSeek-V3
     # was billed 1.8x its published hours on the default stack; the hint was 5th of 7)
     own = own_stack_hint(values, pred is not None, defaults)
@@ -2251,6 +2252,16 @@ def pilot_band_warning(summary: dict) -> str | None:
     lo = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_low")
     hi = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_high")
     return None if None in (m, lo, hi) else pilot_band_words(m, lo, hi)
+
+
+def _bill_storage_warning(bill) -> str | None:
+    """``llmcost estimate``'s twin of ``_storage_warning``: the checkpoint-storage line against
+    the main run's compute line (notebook 07 sets the same storage against notebook 01's ideal
+    compute cost; an SRE trial's 100 TB/s of storage, ten times the compute, was said on page
+    07 and not under ``estimate``)."""
+    compute = float(bill.line("compute.pretraining.main").usd)
+    return storage_share_warning(float(bill.line("storage.checkpoints").usd), compute) \
+        if compute > 0 else None
 
 
 def _estimate_pilot_band(scenario: dict, values: dict, bill) -> str | None:

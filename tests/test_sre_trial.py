@@ -1,0 +1,76 @@
+"""What a reliability engineer's trial found priced without a word: checkpoint storage billed for
+bandwidth the nodes cannot use, an object store's rate taken from the sizing's top, an archive
+tier accepted as the hot tier, and a storage line ten times the compute said on page 07 alone.
+
+Each figure is hand arithmetic on the scenario's inputs, stated in the test."""
+
+import pytest
+
+from llmcost.bill.checks import checkpoint_storage_warnings
+from llmcost.bill.scenario import ScenarioError, validate_parameters
+from llmcost.present import glance
+from llmcost.present.report import estimate_ledger
+
+_BASE = ("model: llama-2-70b\nn_gpus: 4096\ntrain_tokens: 2.0e12\nmfu: 0.4\n"
+         "price_usd_per_gpu_hour: 3.99\n")
+
+
+def test_storage_above_what_the_nodes_can_send_is_said():
+    # by hand: 4,096 H100 in 8-GPU hosts = 512 nodes x 50 GB/s = 25.6 TB/s < 100 TB/s; at
+    # 25.6 TB/s exactly, nothing to say
+    v = {"ckpt_storage_bytes_per_s": 1e14, "ckpt_node_bytes_per_s": 5e10, "n_gpus": 4096,
+         "accelerator": "H100-SXM", "ckpt_hot_tier": "fsx-lustre-ssd"}
+    (w,) = checkpoint_storage_warnings(v)
+    assert w.startswith("ckpt_storage_bytes_per_s=1e+14 (100,000 GB/s) is above what the job's "
+                        "512 nodes can send it, 25,600 GB/s (50 GB/s each")
+    assert glance.caveat_line(w) == ("checkpoint storage of 100,000 GB/s is billed where the 512 "
+                                     "nodes can send it 25,600 GB/s")
+    assert checkpoint_storage_warnings({**v, "ckpt_storage_bytes_per_s": 2.56e13}) == []
+    # a last host partly used is a whole node: 4,095 GPUs are 512 nodes too
+    assert "512 nodes" in checkpoint_storage_warnings({**v, "n_gpus": 4095})[0]
+
+
+def test_an_object_store_sized_by_the_bill_is_said_and_an_archive_is_not_a_hot_tier():
+    v = {"ckpt_storage_bytes_per_s": None, "ckpt_node_bytes_per_s": 5e10, "n_gpus": 64,
+         "accelerator": "H100-SXM", "ckpt_hot_tier": "s3-standard"}
+    (w,) = checkpoint_storage_warnings(v)
+    assert "sells no throughput with its capacity" in w and "give ckpt_storage_bytes_per_s" in w
+    # a rate of its own, or a file system that sells throughput per TiB: nothing to say
+    assert checkpoint_storage_warnings({**v, "ckpt_storage_bytes_per_s": 1e10}) == []
+    assert checkpoint_storage_warnings({**v, "ckpt_hot_tier": "fsx-lustre-ssd"}) == []
+    with pytest.raises(ScenarioError, match=r"^ckpt_hot_tier='s3-glacier-deep-archive' is a cold "
+                                            r"\(archive\) tier .*give it to ckpt_cold_tier"):
+        validate_parameters(ckpt_hot_tier="s3-glacier-deep-archive")
+    assert validate_parameters(ckpt_cold_tier="s3-glacier-deep-archive")[
+        "ckpt_cold_tier"] == "s3-glacier-deep-archive"
+
+
+def test_estimate_says_a_storage_line_above_a_tenth_of_the_compute(tmp_path):
+    # notebook 07 warns when checkpoint storage costs more than 10% of the ideal compute; the
+    # trial's 100 TB/s was billed at ten times the compute with no warning under `estimate`
+    path = tmp_path / "fast.yaml"
+    path.write_text(_BASE + "ckpt_storage_bytes_per_s: 1.0e14\n")
+    bill = estimate_ledger(path)
+    share = bill.line("storage.checkpoints").usd / bill.line("compute.pretraining.main").usd
+    assert share > 1
+    (w,) = [x for x in bill.warnings if x.startswith("checkpoint storage costs")]
+    assert w.startswith(f"checkpoint storage costs {share:.0%} of the ideal compute bill")
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(_BASE)
+    assert not [x for x in estimate_ledger(plain).warnings
+                if x.startswith("checkpoint storage costs")]
+
+
+def test_a_low_goodput_names_the_planned_stops_beside_the_failures(tmp_path):
+    # the trial's 50 planned stops a day on 4,096 GPUs took most of a 63% goodput; the warning
+    # named "a failure every 12.4 h" alone (by hand: M = 1 / (4,096 x 0.173 / 8,766 h) = 12.4 h)
+    path = tmp_path / "planned.yaml"
+    path.write_text(_BASE + "fail_planned_per_day: 50\n")
+    (w,) = [x for x in estimate_ledger(path).warnings if x.startswith("goodput ")]
+    assert "every 12.4 h on 4,096 GPUs (besides planned stops, 50 a day)" in w
+    assert "the planned stops (fail_planned_per_day)" in w
+    assert glance.caveat_line(w).startswith("goodput ")
+    none = tmp_path / "none.yaml"
+    none.write_text(_BASE + "fail_planned_per_day: 0\nfail_rate_per_gpu_year: 20.0\n")
+    said = [x for x in estimate_ledger(none).warnings if x.startswith("goodput ")]
+    assert said and "planned stops" not in said[0]
