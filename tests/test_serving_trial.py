@@ -132,3 +132,29 @@ def test_a_budget_written_with_a_currency_sign_and_a_suffix_is_told_the_number()
     # "2M" was told "write 2e+06"
     with pytest.raises(ScenarioError, match=r"must be a number \(write 2e\+06 for \$2M\)$"):
         validate_parameters(ledger_budget_usd="$2M")
+
+
+def test_an_rl_refusal_offers_no_precision_that_does_not_fit_the_rollouts(tmp_path):
+    """An economist's 405B with RL at rl_rollout_tp 4 on H100 was told "left out, the report
+    takes the widest precision that fits, fp8", which fits serving (TP 8) and not the rollouts:
+    by hand 405.9e9 params x 1 byte / 4 = 101.5 GB a GPU against 77.3 GB usable; and "lower
+    serve_weight_dtype", where the rollouts have a key of their own."""
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "r405.yaml"
+    path.write_text("model: llama-3.1-405b\nn_gpus: 2048\ntrain_tokens: 2.0e12\nmfu: 0.4\n"
+                    "price_usd_per_gpu_hour: 3.99\nserve_weight_dtype: bf16\n"
+                    "rl_rollout_tp: 4\n")
+    with pytest.raises(ScenarioError) as e:
+        estimate_ledger(path)
+    said = str(e.value)
+    assert "202.9 GB of bf16 weights per GPU do not fit" in said
+    assert "left out, the report takes" not in said
+    assert "rl_rollout_weight_dtype sets the rollouts' precision apart from serving's" in said
+
+
+def test_every_weight_precision_the_serving_model_prices_a_scenario_can_give():
+    # an economist's 405B refusal listed "nvfp4, mxfp4" as workarounds, and the scenario then
+    # refused `serve_weight_dtype: nvfp4`: the keys take every precision the model prices
+    for d in inf.WEIGHT_BYTES:
+        assert validate_parameters(serve_weight_dtype=d, rl_rollout_weight_dtype=d) == {
+            "serve_weight_dtype": d, "rl_rollout_weight_dtype": d}

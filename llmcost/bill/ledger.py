@@ -78,9 +78,9 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
                           fmt_quantity, fmt_usd, noun, usd_as_printed, with_article)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
-from ..serving.rl import (decode_factor_words, fitting_rollout_tp, rollout_weight_dtype_key,
-                          scenario_campaign, shape_words, time_factor_triangle,
-                          time_factor_words)
+from ..serving.rl import (decode_factor_words, fitting_rollout_tp, rollout_dtype_words,
+                          rollout_weight_dtype_key, scenario_campaign, shape_words,
+                          time_factor_triangle, time_factor_words)
 from ..training import reliability as rel
 from ..training.accuracy import (central_mfu_words, distinct_percents, mfu_band,
                                  step_error_words, uncapped_high)
@@ -1765,6 +1765,7 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
             t = None
         near = (f"; at rl_rollout_tp: {t} it fits" if t is not None
                 and t != p.get("rl_rollout_tp") else "")
+        near = rollout_dtype_words(p, msg) + near   # the rollouts' own precision key, then TP
         raise scenario_error(f"RL post-training line (rl_ keys, notebook 05): {msg}{near}",
                              e) from None
 

@@ -90,7 +90,7 @@ PRICING = ("on_demand", "reserved", "spot", "owned")
 #: scenario's own range (null): the step-time model's band, or the pilots' band.
 MFU_BANDS = ("predicted", "pilot")
 COMPUTE_DTYPES = ("bf16", "fp8")
-_WEIGHT_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4")  # llmcost.inference.WEIGHT_BYTES
+_WEIGHT_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4")  # inference.WEIGHT_BYTES
 
 
 class ScenarioError(ValueError):

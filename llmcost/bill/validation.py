@@ -40,8 +40,9 @@ from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gp
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN,
                           TAIL_SHARE_CHECKED, fitting_rollout_tp, load_rl_validation,
-                          rollout_weight_dtype, rollout_weight_dtype_key, scenario_campaign,
-                          scenario_iteration, scenario_time_factor, time_factor_triangle)
+                          rollout_dtype_words, rollout_weight_dtype, rollout_weight_dtype_key,
+                          scenario_campaign, scenario_iteration, scenario_time_factor,
+                          time_factor_triangle)
 from ..training import reliability as rel
 from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
@@ -153,9 +154,10 @@ def _rl_check(p: dict, price: float) -> None:
     try:
         scenario_campaign(p, price)
     except ValueError as e:
-        raise ScenarioError("RL set-up (rl_ keys): " + user_words(
-            str(e), {"tp": "rl_rollout_tp", "weight_dtype": rollout_weight_dtype_key(p)})
-            ) from None
+        msg = user_words(str(e), {"tp": "rl_rollout_tp",
+                                  "weight_dtype": rollout_weight_dtype_key(p)})
+        raise ScenarioError("RL set-up (rl_ keys): " + msg + rollout_dtype_words(p, msg)) \
+            from None
 
 
 def check_money_lines(bill: Ledger) -> None:

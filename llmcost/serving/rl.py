@@ -3442,6 +3442,16 @@ def rollout_weight_dtype_key(p: dict) -> str:
         "serve_weight_dtype"
 
 
+def rollout_dtype_words(p: dict, message: str) -> str:
+    """"; rl_rollout_weight_dtype sets the rollouts' precision apart from serving's" where an RL
+    refusal names ``serve_weight_dtype`` as the rollouts' precision because the scenario leaves
+    ``rl_rollout_weight_dtype`` out (``rollout_weight_dtype_key``): an economist read "lower
+    serve_weight_dtype" for the RL line alone. "" otherwise."""
+    return ("; rl_rollout_weight_dtype sets the rollouts' precision apart from serving's"
+            if rollout_weight_dtype_key(p) == "serve_weight_dtype"
+            and "serve_weight_dtype" in message else "")
+
+
 def _scenario_error(e: ValueError, p: dict | None = None) -> ValueError:
     """The same error with each ``argument=`` renamed to its scenario key (``SCENARIO_KEYS``;
     ``weight_dtype`` the key that sets the scenario ``p``'s rollout precision,
