@@ -17,3 +17,20 @@ def test_a_role_of_no_people_months_or_pay_is_refused_with_why(role):
         validate_parameters(ledger_people=[role])
     assert validate_parameters(ledger_people=[{"role": "r", "fte": 0.5, "months": 1}])[
         "ledger_people"] == [{"role": "r", "fte": 0.5, "months": 1.0}]
+
+
+def test_the_project_lasts_while_its_people_are_paid():
+    # the trial's operations were billed for the 2.1-month compute schedule beside 25 staff paid
+    # for 9 months; by hand: operations = 9 months x $50,000 = $450,000
+    from llmcost.bill import ledger
+    sc = {"n_gpus": 1024, "train_tokens": 1e12, "mfu": 0.4, "price_usd_per_gpu_hour": 3.99,
+          "ledger_operations_usd_per_month": 5e4,
+          "ledger_people": [{"role": "staff", "fte": 25, "months": 9}]}
+    bill = ledger.build_ledger(sc)
+    assert bill.figures["project_months"] == 9 and bill.figures["project_months_basis"] == "roles"
+    assert bill.line("ops.operations").usd == pytest.approx(450_000)
+    # a role shorter than the compute schedule leaves it the schedule's
+    short = ledger.build_ledger({**sc, "ledger_people": [{"role": "staff", "fte": 25,
+                                                          "months": 0.1}]})
+    assert short.figures["project_months_basis"] in ("schedule", "run")
+    assert short.figures["project_months"] > 0.1

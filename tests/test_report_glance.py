@@ -622,6 +622,20 @@ def test_an_input_that_moves_nothing_is_not_named_and_a_fixed_large_line_is():
                     "uncertainty out.")
     lines[0] = {**lines[0], "p90_usd": 3.1e6}  # a spread: nothing to say
     assert glance.fixed_lines_sentence(lines) == ""
+    # a data lead's bill: licensing and annotation, 13% each (under 25% alone, 25% together),
+    # both without a spread; a 2% fixed line beside them is too small to name. By hand on a
+    # $24M bill: 3/24 = 12.5% each, 6/24 = 25%
+    two = [{"line": name, "point_usd": usd, "p10_usd": usd, "p50_usd": usd, "p90_usd": usd}
+           for name, usd in (("data licensing", 3e6), ("annotation", 3e6), ("logs", 0.48e6))]
+    rest = {"line": "compute", "point_usd": 17.52e6, "p10_usd": 15e6, "p50_usd": 17.52e6,
+            "p90_usd": 21e6}
+    total = {"line": "the whole bill", "point_usd": 24e6, "p10_usd": 21e6, "p50_usd": 24e6,
+             "p90_usd": 28e6}
+    assert glance.fixed_lines_sentence(two + [rest, total]) == (
+        " The lines “data licensing”, $3.00M or 12% of the point estimate, and “annotation”, "
+        "$3.00M or 12% of the point estimate, are held at one number (25% together): none of "
+        "their inputs is ranged, so the range leaves their uncertainty out.")
+    assert glance.fixed_lines_sentence(two[1:] + [{**rest, "point_usd": 20.52e6}, total]) == ""
     tornado = [{"input": "mfu", "total_at_p10_usd": 4.2e6, "total_at_p90_usd": 3.9e6,
                 "swing_usd": 0.3e6},
                {"input": "ledger_exploratory_fraction", "total_at_p10_usd": 4e6,

@@ -982,7 +982,8 @@ PROJECT_MONTHS_BASES = {
     "given": "given", "schedule": "the compute schedule", "run": "the final run's wall clock",
     "epoch": "Epoch's median project",
     "schedule_over_epoch": "the compute schedule, longer than Epoch's median project",
-    "epoch_or_schedule": "Epoch's median project or the schedule"}
+    "epoch_or_schedule": "Epoch's median project or the schedule",
+    "roles": "the longest ledger_people role's months"}
 
 
 def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) -> tuple:
@@ -1018,6 +1019,15 @@ def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) ->
     people = p.get("ledger_people") or []
     own_months = bool(people) and all(isinstance(r, dict) and r.get("months") is not None
                                       for r in people)  # every role its own months: not these
+    role = max([float(r["months"]) for r in people if isinstance(r, dict)
+                and isinstance(r.get("months"), (int, float))] or [0.0])
+    if np.any(role > np.asarray(months)):  # the project lasts while its people are paid (a
+        # data lead's operations ran 2.1 months beside 25 staff for 9)
+        return np.maximum(months, role), (
+            f"convention, ledger_project_months not given: the longest ledger_people role's "
+            f"months, {role:g}, longer than the compute {'schedule' if longer else 'run'} "
+            f"({_period(months, 'months')}); the data work before it is not counted: set "
+            "ledger_project_months"), "roles"
     span = (f"the compute schedule (exploration, the final run{with_phases} and post-training "
             f"one after the other, notebook 00 step 7; {_period(months, 'months')}) only; the "
             "data work before it is not counted" if longer else

@@ -678,6 +678,8 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
             if p.get("ledger_published_defaults") else
             ("the compute schedule (exploration, the final run and post-training) only"
              if bill.figures["project_months_basis"] == "schedule" else
+             "the longest role that gives its own months"
+             if bill.figures["project_months_basis"] == "roles" else
              f"the final run's wall clock"
              f"{' with its pre-training phases' if p.get('phases') else ''} only"))
     return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "

@@ -901,29 +901,36 @@ def top_share(tornado: list) -> float:
     return sq[0] / sum(sq) if sq and sum(sq) > 0 else 0.0
 
 
-#: A line held at one number is named under the sentences when it is at least this share of
-#: the point estimate (a presentation threshold: a line that large with no spread makes the
-#: range read narrower than the bill's uncertainty).
+#: Lines held at one number are named under the sentences when together they are at least
+#: this share of the point estimate (a presentation threshold: lines that large with no spread
+#: make the range read narrower than the bill's uncertainty) ...
 FIXED_LINE_SHARE = 0.25
+#: ... each of them at least this share (a data lead's licensing and annotation lines, 13% each
+#: and 25% together, had no spread and no word, where the people line beside them was named).
+FIXED_LINE_MIN_SHARE = 0.05
 
 
 def fixed_lines_sentence(lines: list) -> str:
     """A sentence naming the lines of the glance (``bill_glance``'s ``lines``, or the records of
     ``ledger.bill_bars``: ``line``, ``point_usd``, ``p10_usd``, ``p90_usd`` per line, the total
-    last) that are at least ``FIXED_LINE_SHARE`` of the point estimate
-    and have no spread (P10 = P90 = the point: none of their inputs is ranged, given or
-    illustrative), so that the range is read as leaving their uncertainty out; "" when none."""
+    last) that have no spread (P10 = P90 = the point: none of their inputs is ranged, given or
+    illustrative) and are each at least ``FIXED_LINE_MIN_SHARE`` of the point estimate, when
+    together they are at least ``FIXED_LINE_SHARE`` of it, so that the range is read as leaving
+    their uncertainty out; "" otherwise."""
     total = lines[-1]["point_usd"]
-    fixed = [r for r in lines[:-1] if total > 0 and r["point_usd"] >= FIXED_LINE_SHARE * total
+    fixed = [r for r in lines[:-1] if total > 0
+             and r["point_usd"] >= FIXED_LINE_MIN_SHARE * total
              and r["p10_usd"] == r["p90_usd"] == r["point_usd"]]
-    if not fixed:
+    together = sum(r["point_usd"] for r in fixed)
+    if not fixed or together < FIXED_LINE_SHARE * total:
         return ""
     named = " and ".join(f"“{r['line']}”, {fmt_usd(r['point_usd'])} or "
                          f"{r['point_usd'] / total:.0%} of the point estimate," for r in fixed)
     one = len(fixed) == 1
     return (f" The line{'' if one else 's'} {named} {'is' if one else 'are'} held at one "
-            f"number: none of {'its' if one else 'their'} inputs is ranged, so the range "
-            f"leaves {'its' if one else 'their'} uncertainty out.")
+            f"number{'' if one else f' ({together / total:.0%} together)'}: none of "
+            f"{'its' if one else 'their'} inputs is ranged, so the range leaves "
+            f"{'its' if one else 'their'} uncertainty out.")
 
 
 def lead_details(summary: dict) -> str:
