@@ -109,7 +109,16 @@ def test_unit_hints_read_minutes_and_per_token_and_leave_rates_alone():
     ("ckpt_storage_bytes_per_s", "2 TB/s", "2e+12", "bytes per second, a decimal prefix"),
     ("ckpt_node_bytes_per_s", "400Gb/s", "5e+10", "bytes per second, bits, 8 to a byte"),
     ("ckpt_d2h_bytes_per_s", "64 GiB/s", "68719476736", "bytes per second, a binary prefix"),
-    ("ledger_egress_bytes", "1 PB", "1e+15", "bytes, a decimal prefix")])
+    ("ledger_egress_bytes", "1 PB", "1e+15", "bytes, a decimal prefix"),
+    # a review's spellings: any case, spelled out, bits spelled, a bare byte (500 B is not
+    # 500 billion: the magnitude suffix B is not read on a key in bytes)
+    ("ckpt_storage_bytes_per_s", "100 GB/S", "1e+11", "bytes per second, a decimal prefix"),
+    ("ckpt_storage_bytes_per_s", "100 GBytes/s", "1e+11", "bytes per second, a decimal"),
+    ("ckpt_storage_bytes_per_s", "25 Gigabytes/s", "2.5e+10", "bytes per second, a decimal"),
+    ("ckpt_node_bytes_per_s", "400 Gbit/s", "5e+10", "bytes per second, bits, 8 to a byte"),
+    ("ckpt_storage_bytes_per_s", "10 Mbps", "1.25e+06", "bytes per second, bits"),
+    ("ledger_dataset_bytes", "500 B", "500", "bytes\\)"),
+    ("ckpt_storage_bytes_per_s", "1e12 B/s", "1e+12", "bytes per second\\)")])
 def test_a_bandwidth_or_size_written_with_its_unit_is_told_in_bytes(key, text, written, unit):
     """An SRE trial's ``ckpt_storage_bytes_per_s: 100GB/s`` was told "write 100" (100 B/s,
     10^9 times too slow), "2 TB/s" "write 2" and "400Gb/s" "write 400"."""
@@ -125,6 +134,9 @@ def test_a_size_on_a_rate_key_is_told_which_it_is_with_no_number():
         validate_parameters(ckpt_storage_bytes_per_s="100GB")
     with pytest.raises(ScenarioError, match=r"\(the key is in bytes: 10 TB/s is a rate\)$"):
         validate_parameters(ledger_egress_bytes="10 TB/s")
+    # a currency sign on a key in bytes reads no number ("$2M" is not 2e+06 bytes)
+    with pytest.raises(ScenarioError, match=r"^ledger_egress_bytes='\$2M' must be a number$"):
+        validate_parameters(ledger_egress_bytes="$2M")
 
 
 def test_a_budget_written_with_a_currency_sign_and_a_suffix_is_told_the_number():

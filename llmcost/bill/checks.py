@@ -577,23 +577,27 @@ def checkpoint_storage_warnings(values: dict) -> list[str]:
     """What the checkpoint storage is priced on where no measurement backs it (an SRE trial):
 
     * a given ``ckpt_storage_bytes_per_s`` above what the job's nodes can send it, nodes ×
-      ``ckpt_node_bytes_per_s`` (nodes = ⌈n_gpus ÷ GPUs per host⌉): a write takes
+      ``ckpt_node_bytes_per_s`` (nodes = ⌈n_gpus ÷ GPUs per host⌉), on a tier that sells
+      throughput with capacity (an object store's bill does not grow with it): a write takes
       max(bytes ÷ B_storage, bytes ÷ nodes ÷ B_node) (``reliability.checkpoint_write_time_s``),
       so the excess is provisioned and billed (a parallel file system sells throughput with
       capacity) and never used (100 TB/s on 512 nodes of 50 GB/s, 25.6 TB/s, billed 10× the
       compute);
     * a hot tier that sells no throughput with capacity (object storage,
       ``reliability.storage_throughput_per_tib`` None) with the bandwidth left to the bill's
-      sizing: its storage cost does not grow with the bandwidth, so the sizing takes the
-      fastest rate it tries, which no measurement of the store backs (an object store's rate
+      sizing: its storage cost does not grow with the bandwidth, so the sizing takes the first
+      rate its search tries at or above the nodes' links (or its fastest), which no measurement
+      of the store backs (an object store's rate
       depends on the client's parallel requests, not modelled).
     [] where neither holds or the values lack what they need."""
     out = []
     bw, node_bw, n = (values.get(k) for k in ("ckpt_storage_bytes_per_s",
                                               "ckpt_node_bytes_per_s", "n_gpus"))
     bw, node_bw = (x.point if isinstance(x, Range) else x for x in (bw, node_bw))
+    tier = values.get("ckpt_hot_tier")
+    sold = isinstance(tier, str) and storage_throughput_per_tib(tier) is not None
     if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (bw, node_bw, n)) \
-            and values.get("accelerator"):
+            and values.get("accelerator") and sold:   # an object store bills no bandwidth
         nodes = -(-int(n) // load_accelerator(values["accelerator"]).per_host)
         if bw > nodes * node_bw:
             out.append(f"ckpt_storage_bytes_per_s={bw:g} ({fmt_bandwidth(bw)}) is above what "
@@ -601,12 +605,12 @@ def checkpoint_storage_warnings(values: dict) -> list[str]:
                        f"{fmt_bandwidth(nodes * node_bw)} ({fmt_bandwidth(node_bw)} each, "
                        "ckpt_node_bytes_per_s): checkpoints write at the nodes' rate, and the "
                        "hot tier is provisioned, and billed, for bandwidth the job cannot use")
-    tier = values.get("ckpt_hot_tier")
-    if bw is None and isinstance(tier, str) and storage_throughput_per_tib(tier) is None:
+    if bw is None and isinstance(tier, str) and not sold:
         out.append(f"ckpt_hot_tier={tier!r} sells no throughput with its capacity, so the bill "
-                   "sizes the checkpoint bandwidth at the fastest rate it tries, which no "
-                   "measurement of the store backs (an object store's rate depends on the "
-                   "client's parallel requests): give ckpt_storage_bytes_per_s a measured rate")
+                   "sizes the checkpoint bandwidth at the nodes' links or the fastest rate it "
+                   "tries, whichever is lower, which no measurement of the store backs (an "
+                   "object store's rate depends on the client's parallel requests): give "
+                   "ckpt_storage_bytes_per_s a measured rate")
     return out
 
 

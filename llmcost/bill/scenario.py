@@ -1054,6 +1054,10 @@ def _validate_parameter(name: str, value):
     return v
 
 
+#: What a magnitude suffix after a number stands for (``_number_hint``): 2T is 2e+12.
+_SUFFIX_SCALE = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}
+
+
 def _number_hint(p, value, whole: bool) -> str:
     """The hint a value that is not a number gets after "must be a number", or "": the number it
     stands for where its text says (a time in seconds, a size or rate in bytes, a magnitude
@@ -1068,12 +1072,18 @@ def _number_hint(p, value, whole: bool) -> str:
     byte_key = isinstance(value, str) and (per_s or p.name.endswith("_bytes"))
     sized = _bytes_written(value, per_s) if byte_key else None
     other = _bytes_written(value, not per_s) if byte_key and sized is None else None
+    if byte_key and sized is None and other is None:
+        # no magnitude or unit reading on a key in bytes ("500 B" is not 500 billion; a review)
+        short = None if not short or short[2] in "bB" or "$" in value else short
+        return _text_number_hint(value, whole) if not short else \
+            f" (write {_written(float(short[1]) * _SUFFIX_SCALE[short[2].lower()])} for " \
+            f"{value.strip()})"
     if secs is not None:   # a time in another unit on a key in seconds: 30ms -> 0.03 (a
         # trial was told "write 30", a target 1,000 times looser, taken without a word)
         hint = f" (write {secs:g} for {value.strip()}: the key is in seconds)"
     elif sized is not None:   # 100GB/s -> 1e+11 (a trial was told "write 100": 100 B/s)
         hint = (f" (write {_written(sized[0])} for {value.strip()}: the key is in bytes"
-                f"{' per second' if per_s else ''}, {sized[1]})")
+                f"{' per second' if per_s else ''}{', ' + sized[1] if sized[1] else ''})")
     elif other is not None:   # a size on a rate's key, or a rate on a size's
         hint = (f" (the key is in bytes{' per second' if per_s else ''}: {value.strip()} is "
                 f"{'a size' if per_s else 'a rate'})")
@@ -1084,9 +1094,10 @@ def _number_hint(p, value, whole: bool) -> str:
         # 16000 for 16k, and its batch of 8,388,608 tokens then held no whole sequence
         hint = (f" (write {int(float(short[1])) * 1024} for {value.strip()}: a context "
                 "length's k is 1,024 tokens)")
-    elif short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
-        scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
-        hint = f" (write {_written(float(short[1]) * scale)} for {value.strip()})"
+    elif short and ("$" not in value or "usd" in p.name):
+        # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4, $2M -> 2e+06
+        hint = (f" (write {_written(float(short[1]) * _SUFFIX_SCALE[short[2].lower()])} for "
+                f"{value.strip()})")
     elif isinstance(value, str) and (written := _text_number_hint(value, whole)):
         hint = written
     elif isinstance(value, str) and _unit_number(value) is not None:
@@ -1144,27 +1155,35 @@ def _text_number_hint(text: str, whole: bool = False) -> str:
 #: Bytes per unit of a size or rate written with its unit (``_bytes_written``): decimal prefixes
 #: as storage and network vendors quote them (1 GB = 10^9 bytes), binary ones with an i (GiB),
 #: bits where the unit says so (400 Gb/s, a NIC's line rate, is 5e10 bytes/s).
-_BYTE_PREFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15,
+_BYTE_PREFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15, "e": 1e18,
                   "ki": 2.0 ** 10, "mi": 2.0 ** 20, "gi": 2.0 ** 30, "ti": 2.0 ** 40,
-                  "pi": 2.0 ** 50}
+                  "pi": 2.0 ** 50, "ei": 2.0 ** 60}
+_PREFIX_WORDS = {"kilo": "k", "mega": "m", "giga": "g", "tera": "t", "peta": "p", "exa": "e"}
+_BYTES_RE = re.compile(
+    r"\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)\s*"
+    r"(?:(kilo|mega|giga|tera|peta|exa)|([kKmMgGtTpPeE]i?))?"      # a prefix, spelled or not
+    r"(?:(bytes?|bits?)|([Bb])(ytes?|its?)?)"                       # the unit: B, b, byte, bit
+    r"\s*(/\s*[sS](?:ec(?:ond)?)?|ps|per\s+s(?:ec(?:ond)?)?)?\s*", re.IGNORECASE)
 
 
 def _bytes_written(text: str, per_s: bool) -> tuple | None:
     """(bytes, or bytes per second where ``per_s``; the unit's words) of a size or rate written
-    with its unit ("100GB/s", "2 TB/s", "400Gb/s", "64 GiB/s", "25 gigabytes/s", "1 PB"), else
-    None, and None for a rate on a size's key or the reverse: an SRE trial's "100GB/s" on a key
-    in bytes/s was told "write 100", a hundred bytes a second. B is a byte and b a bit, as
-    vendors write them; a spelled-out unit says which."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)\s*"
-                     r"(?:([kKmMgGtTpP]i?)([Bb])|(kilo|mega|giga|tera|peta)?(bytes?|bits?))"
-                     r"\s*(/\s*s(?:ec)?|ps|per\s+s(?:ec(?:ond)?)?)?\s*", text)
-    if not m or (m[6] is not None) != per_s:
+    with its unit ("100GB/s", "2 TB/s", "400Gb/s", "400 Gbit/s", "64 GiB/s", "25 Gigabytes/s",
+    "100 B/s", "1 PB"), else None, and None for a rate on a size's key or the reverse: an SRE
+    trial's "100GB/s" on a key in bytes/s was told "write 100", a hundred bytes a second. A
+    one-letter unit is a byte as B and a bit as b, as vendors write them; a spelled-out one
+    ("Gbit", "GBytes", "gigabits") says which whatever its case."""
+    m = _BYTES_RE.fullmatch(text)
+    if not m or (m[7] is not None) != per_s:
         return None
-    prefix = (m[2] or (m[4] or "")[:1]).lower()
-    bits = m[3] == "b" or (m[5] or "").startswith("bit")
+    prefix = (_PREFIX_WORDS[m[2].lower()] if m[2] else (m[3] or "")).lower()
+    spelled = (m[4] or m[6] or "").lower()
+    bits = spelled.startswith("bit") or spelled.startswith("it") or (not spelled and m[5] == "b")
+    if m[5] and not spelled and m[3] and m[3][0].islower() and m[3][0] not in "k":
+        return None   # "mb", "gb": milli-bit and the like are slips, not units to read
     x = float(m[1]) * _BYTE_PREFIXES[prefix] / (8.0 if bits else 1.0)
     return x, ("bits, 8 to a byte" if bits else "a binary prefix, 1,024" if prefix.endswith("i")
-               else "a decimal prefix, 1,000" if prefix else "bytes")
+               else "a decimal prefix, 1,000" if prefix else "")
 
 
 def _written(x: float) -> str:

@@ -779,14 +779,19 @@ def band_side(mfu: float, low: float, high: float) -> str | None:
     return "above" if mfu > high else "below" if mfu < low else None
 
 
-def pilot_band_words(mfu: float, low: float, high: float) -> str | None:
+def pilot_band_words(mfu: float, low: float, high: float, drawn=None) -> str | None:
     """The warning, on the index and under ``llmcost estimate``, when the bill's ``mfu`` lies
     outside [``low``, ``high``], the band an illustrative pilot extrapolates to
     (``calibrate.pilot_study``: a published run like the scenario's, its measured ÷ predicted
-    MFU carried to the scenario's plan); None inside it. One figure where the band has no width
+    MFU carried to the scenario's plan); None inside it, and None where the range the bill
+    draws its MFU from (``drawn``: a ``Range``, the scenario's own or a prediction's band)
+    reaches the band between its P10 and P90 (a review: ``mfu: [0.2, 0.6]`` around a
+    44.5%-54.6% band was told it "lies below"). One figure where the band has no width
     (a published run of the scenario's own size: a re-trial read "13.6%-13.6%")."""
     side = band_side(mfu, low, high)
     if side is None:
+        return None
+    if drawn is not None and drawn.quantile(0.1) <= high and drawn.quantile(0.9) >= low:
         return None
     return (f"the bill's MFU, {mfu:.1%}, lies {side} what a published run like this one gives "
             f"for its plan, {span_words(low, high, '{:.1%}')} (notebook 04b §6): that run, "
@@ -818,7 +823,8 @@ def _bill_outside_pilot(study, scenario_mfu: float, carried: bool = False) -> st
         return (f"; the scenario's pilot, at {scenario_mfu:.1%}, lies {side} this published "
                 f"run's band ({span_words(x.mfu_low, x.mfu_high, '{:.1%}')}): that run, carried "
                 f"to this plan, runs {'slower' if side == 'above' else 'faster'} than the pilot "
-                "measured; the pilot measured this plan, so the bill keeps it")
+                "gives; the pilot ran this plan's software, so the bill keeps the pilot's "
+                "extrapolation")
     return (f"; the bill's {scenario_mfu:.1%} lies {side} this extrapolation's band "
             f"({span_words(x.mfu_low, x.mfu_high, '{:.1%}')}): a published run like this one, "
             "carried to "

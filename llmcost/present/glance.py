@@ -1123,9 +1123,10 @@ CAVEATS = [
      "a day): set the checkpoint interval or the storage bandwidth"),
     (r"^goodput (\d+%): the pre-training run pays ([\d.]+)× its ideal GPU-hours, interrupted "
      r"((?:by a failure (?:or pre-emption )?)?)every (.+?) on (.+?)"
-     r"(?: \([^)]*planned stops[^)]*\))?"
+     r"((?: \(besides planned stops, [^)]*\))?)(?: \([^)]*planned stops\))?"
      r"((?:, and stalled \d+% of its time by checkpoints)?)(?: \([^)]*\))?;",
-     "goodput {0}: interrupted {2}every {3} on {4}{5}, the run pays {1}× its ideal GPU-hours"),
+     "goodput {0}: interrupted {2}every {3} on {4}{5}{6}, the run pays {1}× its ideal "
+     "GPU-hours"),
     # a pilot calibration's network factor (training.calibrate.scaleout_warning)
     (r"^(?:pilot: )?scale-out x[\d.]+: the fit puts the network across nodes at (.+?) per "
      r"GPU, ([\d.]+%) of the catalogue's",
@@ -1457,9 +1458,9 @@ CAVEATS = [
      "the parallel plan is not checked: data/accelerators.csv has no {1} for {0}"),
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
-    (r"^ckpt_storage_bytes_per_s=\S+ \(([^)]+)\) is above what the job's ([\d,]+) nodes? can "
+    (r"^ckpt_storage_bytes_per_s=\S+ \(([^)]+)\) is above what the job's ([\d,]+ nodes?) can "
      r"send it, ([\d,.]+ \S+)",
-     "checkpoint storage of {0} is billed where the {1} nodes can send it {2}"),
+     "checkpoint storage of {0} is billed where the job's {1} can send it {2}"),
     (r"^ckpt_hot_tier='([^']+)' sells no throughput",
      "{0}'s checkpoint bandwidth is the sizing's fastest guess: give a measured rate"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),

@@ -645,7 +645,10 @@ def estimate_ledger(scenario_path):
             + list(bd.get("warnings", [])) \
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
-    band = _estimate_pilot_band(scenario, values, bill) if cluster_ok else None
+    # where page 04b runs (a job inside one scale-up domain skips the cluster check, and an
+    # accelerator without a scale-out figure runs no 04b: a review's 4 L40S were sent to it)
+    band = _estimate_pilot_band(scenario, values, bill) if cluster_ok and runnable_notebooks(
+        scenario_accelerator(values)) == "all" else None
     late = [w for w in (_bill_storage_warning(bill), band) if w]   # as the index's late ones
     warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill)
                                               + late, values)
@@ -1626,7 +1629,7 @@ def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s
             summary["warnings"].append(over)
             progress(f"warning: {over}")
     summary["failed"] = [p.name for p in result.failed]
-    for late in (_storage_warning(summary), pilot_band_warning(summary)):
+    for late in (_storage_warning(summary), pilot_band_warning(summary, scenario)):
         if late:
             summary["warnings"].append(late)
             progress(f"warning: {late}")
@@ -2247,17 +2250,27 @@ def _storage_warning(summary: dict) -> str | None:
     return storage_share_warning(storage, compute)
 
 
-def pilot_band_warning(summary: dict) -> str | None:
+def pilot_band_warning(summary: dict, scenario: dict | None = None) -> str | None:
     """One sentence when the bill's MFU (notebook 00's ``bill_mfu``) lies outside the band an
     illustrative pilot extrapolates to (notebook 04b's ``pilot_extrapolated_mfu_low`` and
     ``_high``, ``answers.pilot_band_rows``; the sentence is ``answers.pilot_band_words``): a
     published run like the scenario's, carried to its plan, ran at another MFU than the bill
     assumes (a consistency audit: a B200 MoE bill at 11.1% beside a 8.2%-10.1% band, said on
-    page 04b and not on the index). None otherwise."""
+    page 04b and not on the index). None otherwise, and where the range the bill draws its MFU
+    from (the ``scenario``'s, ``_drawn_mfu``) reaches that band."""
     m = _summary_value(summary, "00_index", "bill_mfu")
     lo = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_low")
     hi = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_high")
-    return None if None in (m, lo, hi) else pilot_band_words(m, lo, hi)
+    return None if None in (m, lo, hi) else \
+        pilot_band_words(m, lo, hi, _drawn_mfu(scenario or {}))
+
+
+def _drawn_mfu(scenario: dict):
+    """The range a bill draws its MFU from: the scenario's own (``mfu: [a, b]``) or its
+    prediction's band (``mfu: predict``, ``montecarlo.predicted_band_of``); None for one
+    number."""
+    mfu = scenario.get("mfu")
+    return mfu if isinstance(mfu, Range) else predicted_band_of(scenario)
 
 
 def _bill_storage_warning(bill) -> str | None:
@@ -2286,7 +2299,8 @@ def _estimate_pilot_band(scenario: dict, values: dict, bill) -> str | None:
     x = study.extrapolation
     if not study.illustrative or x is None:
         return None
-    return pilot_band_words(float(bill.figures["mfu"]), x.mfu_low, x.mfu_high)
+    return pilot_band_words(float(bill.figures["mfu"]), x.mfu_low, x.mfu_high,
+                            _drawn_mfu(scenario))
 
 
 def _version() -> str:
