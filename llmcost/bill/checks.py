@@ -12,10 +12,11 @@ import collections
 import math
 import warnings
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
-from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
+from ..core.catalog import (NOT_AVAILABLE, SCENARIO_DIR, catalogue_price, current_prices,
                             discount_price_cap, is_config_path, load_accelerator,
                             load_efficiency, load_model, load_published_runs, scenario_cluster,
                             unavailable_prices)
@@ -45,6 +46,7 @@ from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling,
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
 from .ranges import Range
+from .scenario import load_scenario
 
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
 #: (PaLM 540B 46.2%, Chowdhery et al. 2022 Table 3; Llama 3 405B 38–43%, Llama Team 2024
@@ -612,6 +614,36 @@ def checkpoint_storage_warnings(values: dict) -> list[str]:
                    "object store's rate depends on the client's parallel requests): give "
                    "ckpt_storage_bytes_per_s a measured rate")
     return out
+
+
+#: What the default scenario's own ``title`` and ``description`` describe: a copy of the file
+#: that changes these keys and keeps its text publishes another run's description.
+DESCRIBED_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "mfu")
+
+
+@lru_cache(maxsize=1)
+def _default_scenario_text() -> tuple:
+    """(title, description, the described keys' values) of ``data/scenarios/default.yaml``, as
+    ``load_scenario`` reads them (YAML reads 2.0e12 as text; the scenario, as a number)."""
+    d = load_scenario(SCENARIO_DIR / "default.yaml")
+    return d.get("title"), d.get("description"), {k: d.get(k) for k in DESCRIBED_KEYS}
+
+
+def inherited_description_warning(scenario: dict) -> str | None:
+    """One sentence when the scenario's ``title`` or ``description`` is the default scenario's,
+    word for word, while a key they describe (``DESCRIBED_KEYS``) differs from it: the report
+    prints the text as written (a prose audit's 8B on 64 A100s was described as "A Llama 2 70B
+    architecture trained on 2T tokens ... on 2,048 H100 SXM GPUs at 40% MFU", the README's
+    recipe being a copy of that file). None otherwise."""
+    title, description, described = _default_scenario_text()
+    same = [k for k, text in (("title", title), ("description", description))
+            if text is not None and scenario.get(k) == text]
+    changed = [k for k in DESCRIBED_KEYS if k in scenario and scenario[k] != described[k]]
+    if not same or not changed:
+        return None
+    return (f"{' and '.join(same)}: the default scenario's own text, which describes its run, "
+            f"while this one changes {', '.join(changed)}: the report prints it as written; "
+            f"write this run's {' and '.join(same)}")
 
 
 def failure_rate_warning(values: dict) -> str | None:

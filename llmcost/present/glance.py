@@ -1463,6 +1463,8 @@ CAVEATS = [
      "checkpoint storage of {0} is billed where the job's {1} can send it {2}"),
     (r"^ckpt_hot_tier='([^']+)' sells no throughput",
      "{0}'s checkpoint bandwidth is the sizing's fastest guess: give a measured rate"),
+    (r"^(title and description|title|description): the default scenario's own text",
+     "the scenario's {0}: the default scenario's text, which describes another run"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
     (r"^the bill's MFU, ([\d.]+%), lies (above|below) what a published run like this one "
      r"gives for its plan, ([\d.%-]+) \(",

@@ -44,8 +44,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from ..bill.checks import (budget_warning, own_stack_hint, phase_does_not_fit,
-                           plan_does_not_fit, scenario_warnings, states_do_not_fit)
+from ..bill.checks import (budget_warning, inherited_description_warning, own_stack_hint,
+                           phase_does_not_fit, plan_does_not_fit, scenario_warnings,
+                           states_do_not_fit)
 from ..bill.ledger import (
     OUTSIDE_NOTE,
     build_ledger,
@@ -649,7 +650,8 @@ def estimate_ledger(scenario_path):
     # accelerator without a scale-out figure runs no 04b: a review's 4 L40S were sent to it)
     band = _estimate_pilot_band(scenario, values, bill) if cluster_ok and runnable_notebooks(
         scenario_accelerator(values)) == "all" else None
-    late = [w for w in (_bill_storage_warning(bill), band) if w]   # as the index's late ones
+    late = [w for w in (_bill_storage_warning(bill), band, inherited_description_warning(
+        scenario)) if w]   # as the index's late ones
     warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill)
                                               + late, values)
     # first: the model's own software would price the run differently (a trial's DeepSeek-V3
@@ -1966,6 +1968,8 @@ def _report_warnings(plan: ReportPlan, defaults: list, other, progress, filters)
         said = with_step_model_beside_history(said + magnitude_warnings(plan.values,
                                                                          plan.bill),
                                               plan.values)
+        copied = inherited_description_warning(plan.scenario)
+        said += [copied] if copied else []
     for w in said:
         progress(f"warning: {w}")
     if other is not None:  # the second scenario's own warnings, said as its (the index has both)

@@ -562,7 +562,7 @@ print(("warning: " + over) if over else "no ledger_budget_usd: the alerts watch 
 #
 # with N_A = Σ r·(d_in + d_out) over the adapted matrices (`ledger.lora_flops_per_token`); the
 # optimizer keeps state for the N_A adapter parameters only, which is what makes LoRA fit on few
-# GPUs. Hu et al. measure a 25% speed-up on GPT-3 175B, less than the 1.5× FLOP ratio. The same
+# GPUs. Hu et al. measure a 25% speed-up on GPT-3 175B, less than GPT-3's own FLOP ratio of about 1.5× (6·N ÷ 4·N; this model's share is printed below). The same
 # model, with illustrative post-training quantities (not a published run's) on each line the
 # scenario leaves at zero, and the scenario's own where it gives them
 # (`ledger.post_training_illustration`):
@@ -730,7 +730,7 @@ if can_own:
           f"at {llmcost.fmt_usd(fte_usd)} per FTE-year (the mean, as the people line)")
 
 # %% [markdown]
-# **Why the bill differs.** Energy is computed with Epoch's own power model (TDP × server
+# **Why the bill differs** (where the comparison above is printed: an accelerator with a sourced purchase price, or `ledger_owned_usd_per_gpu`). Energy is computed with Epoch's own power model (TDP × server
 # overhead × average draw × PUE, each a default of `data/ledger_defaults.csv`), so it lands
 # in or near their range. Staff is the line the bill cannot default without a team: no paper
 # publishes FTE-months by role, so it is `ledger_people`, or a paper's contributor count ×
@@ -925,7 +925,7 @@ else:
     print(f"{gpu.name}: no sourced purchase price (give ledger_owned_usd_per_gpu)")
 
 # %% [markdown]
-# Every GPU-hour line changes: an owned GPU-hour is the amortised hardware alone (Cottier et
+# With a purchase price to amortise (the lines printed above; without one nothing can be priced), every GPU-hour line changes: an owned GPU-hour is the amortised hardware alone (Cottier et
 # al. 2024 §2.2), and the electricity a rented price includes becomes its own line (the
 # reverse for a scenario already owned), priced
 # at the facility power of `ledger.facility_kw_per_gpu`. Reserves follow the lines they

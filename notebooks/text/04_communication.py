@@ -420,15 +420,19 @@ plots.comm_volume_bars(volumes);
 
 # %%
 vol = volumes["scenario plan"]
-plots.table(vol.reset_index(), {"per_step": "{:,.0f}", "bytes_per_gpu": "{:.3g}",
-                                "time_s": "{:.3g}"})
+display(plots.table(vol.reset_index(), {"per_step": "{:,.0f}", "bytes_per_gpu": "{:.3g}",
+                                        "time_s": "{:.3g}"}))
+most, slowest = vol["bytes_per_gpu"].idxmax(), vol["time_s"].idxmax()   # this plan's
+print(f"most bytes per GPU per step: {most} ({vol.loc[most, 'bytes_per_gpu']:.3g}); most time "
+      f"before overlap: {slowest} ({llmcost.fmt_duration(vol.loc[slowest, 'time_s'])})")
 
 # %% [markdown]
 # The time column is the communication before any overlap. Whether it costs step time depends on
 # what runs at the same time, which is what the step-time model decides.
 #
-# > **Takeaway.** Per step, DP moves the most bytes but has a whole backward pass to hide behind;
-# > TP moves fewer but on every layer's critical path.
+# > **Takeaway.** DP's traffic has a whole backward pass to hide behind; TP's sits on every
+# > layer's critical path. So the bytes that cannot hide set the step, not the largest (which
+# > dimension moves the most here, and which takes the longest, is printed above).
 #
 
 # %% [markdown]

@@ -510,7 +510,9 @@ plots.regime_scatter(accuracy.validation_table());
 # (hollow) are kept for the fits of the next parts of the step-time model.
 
 # %% [markdown]
-# > **Takeaway.** On the A100 runs the model is within a few per cent; Llama 3 405B's held-out
+# > **Takeaway.** The A100 Megatron runs are where the model is closest (their row of the table
+# > above gives the mean and largest error; the other A100 sets, ZeRO-3 and FSDP, sit further
+# > off by their own rows); Llama 3 405B's held-out
 # > H100 runs (the error table above) are close on the table's basis at 8K and 128K tokens, and
 # > how close at 128K depends on which attention mask Meta counted; the ZeRO-3 and MoE rows
 # > depend on the gather and all-to-all physics of notebook 04, section 5. The summary above

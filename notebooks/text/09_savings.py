@@ -641,7 +641,7 @@ times = (f"{pre.total_usd / cheap.total_usd:.1f}x" if cheap.total_usd > 0 else
          f"no ratio: the cheapest route costs $0 with inference_tokens_lifetime "
          f"{p['inference_tokens_lifetime']:g}")
 print(f"cheapest bill: {cheap.route}, {llmcost.fmt_usd(cheap.total_usd)}; pre-training from scratch "
-      f"{llmcost.fmt_usd(pre.total_usd)} ({times})")
+      f"{llmcost.fmt_usd(pre.total_usd)} ({times}), {pre.one_off_usd / pre.total_usd:.0%} of it the run")
 lo, hi = routes.attrs["engine_gap"]
 big = routes.loc[routes.total_usd.idxmax()]
 print(f"serving is {big.serving_usd / big.total_usd:.0%} of the largest bill ({big.route}); at the roofline "
@@ -655,8 +655,8 @@ plots.table(routes[["route", "cannot_do", "not_priced"]])
 # cannot reach the quality bar. Retrieval and prompting train nothing but pay on every request, so
 # their bills grow with the serving volume, while the training routes pay once; at a large enough
 # volume a fine-tuned model with short prompts is cheaper than a base model with long ones.
-# Pre-training from scratch is the only route that changes what the model fundamentally knows and
-# the only one whose bill is dominated by the run.
+# Pre-training from scratch is the only route that changes what the model fundamentally knows; how
+# much of its bill is the run, and how much serving, is printed above.
 #
 # > **Takeaway.** Price the goal, not the run: compare routes that can meet the quality bar, with
 # > serving included, before pricing any lever of a pre-training run.
