@@ -170,3 +170,19 @@ def test_every_weight_precision_the_serving_model_prices_a_scenario_can_give():
     for d in inf.WEIGHT_BYTES:
         assert validate_parameters(serve_weight_dtype=d, rl_rollout_weight_dtype=d) == {
             "serve_weight_dtype": d, "rl_rollout_weight_dtype": d}
+
+
+def test_the_budgets_compute_optimal_size_says_it_leaves_serving_out(tmp_path, capsys):
+    # an economist's 8B on 15T with 10^14 served tokens read "compute-optimal parameters 77.42B"
+    # from `estimate --budget-usd`, where notebook 06's inference-adjusted optimum was 9.6B
+    from llmcost.present.cli import main
+    path = tmp_path / "b8.yaml"
+    body = ("model: llama-3.1-8b\nn_gpus: 512\ntrain_tokens: 15.0e12\nmfu: 0.4\n"
+            "price_usd_per_gpu_hour: 3.99\nledger_rl: false\n")
+    path.write_text(body + "inference_tokens_lifetime: 1.0e14\n")
+    assert main(["estimate", "--scenario", str(path), "--budget-usd", "5e6"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "training compute alone: with the scenario's 100T served tokens" in said
+    path.write_text(body)
+    assert main(["estimate", "--scenario", str(path), "--budget-usd", "5e6"]) == 0
+    assert "training compute alone" not in capsys.readouterr().out

@@ -107,3 +107,18 @@ def test_the_published_runs_band_is_not_set_against_a_range_that_reaches_it(tmp_
     l40s.write_text("model: llama-3.1-8b\naccelerator: L40S\nn_gpus: 4\ntrain_tokens: 1e9\n"
                     "mfu: 0.4\nprice_usd_per_gpu_hour: 1.0\nledger_rl: false\n")
     assert not [w for w in estimate_ledger(l40s).warnings if said in w]
+
+
+def test_the_bill_carries_where_the_wall_clock_goes_for_an_sre():
+    # `estimate --format json` had the goodput and the interval, not the lost-time split nor the
+    # restart (an SRE trial): the shares of the wall clock sum to 1, the productive one is the
+    # goodput, and a restart is ckpt_restart_s plus reading the checkpoint back at the storage
+    # rate it was written at (default: 600 s + the write time)
+    from llmcost.bill import ledger
+    bill = ledger.build_ledger({})
+    plan = bill.figures["ckpt_main_plan"]
+    shares = plan["wall_clock_shares"]
+    assert set(shares) == {"productive", "checkpoint", "lost_work", "restart", "planned"}
+    assert sum(shares.values()) == pytest.approx(1.0, abs=1e-12)
+    assert shares["productive"] == pytest.approx(bill.figures["goodput"], rel=1e-9)
+    assert plan["restart_s"] == pytest.approx(600 + plan["write_s"], rel=1e-9)

@@ -1363,13 +1363,18 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
 def _checkpoint_figures(plan) -> dict | None:
     """The main run's checkpoint plan as the bill priced it (its failure model: spot
     pre-emptions and their restart included, ``failure_model``): the interval τ, the write w,
-    the stall δ, the storage duty w ÷ (τ + δ) and a checkpoint's bytes, as floats; None without
-    checkpoints (``ledger_resumable: false``) or for a ranged plan (arrays)."""
+    the stall δ, the storage duty w ÷ (τ + δ), a checkpoint's bytes, the restart R after a
+    failure (its read back included), and where the wall clock goes as shares of it that sum to
+    1 (``reliability.goodput_breakdown``: productive, the checkpoints' stalls, work lost and
+    redone, restarts, planned stops; an SRE trial found the split on page 07 alone), as floats;
+    None without checkpoints (``ledger_resumable: false``) or for a ranged plan (arrays)."""
     if plan is None or np.ndim(plan.interval_s):
         return None
     return {"interval_s": float(plan.interval_s), "write_s": float(plan.write_s),
             "stall_s": float(plan.stall_s), "storage_duty": float(plan.storage_duty),
-            "checkpoint_bytes": float(plan.size.total_bytes)}
+            "checkpoint_bytes": float(plan.size.total_bytes),
+            "restart_s": float(plan.restart_s),
+            "wall_clock_shares": {k: float(v) for k, v in plan.breakdown.parts().items()}}
 
 
 #: The lines the exploratory multiplier nets out (``_netted_parts``), in a reader's words.

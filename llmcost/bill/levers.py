@@ -3802,7 +3802,23 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None,
              "whose C is 6·N·D)" + (
                  f"; a fit of dense models: for the mixture-of-experts {_get(s, 'model')} read "
                  "N* as dense parameters, not its total or active count"
-                 if load_model(_get(s, "model")).is_moe else "")}]
+                 if load_model(_get(s, "model")).is_moe else "") + _served_words(s)}]
+
+
+def _served_words(s: dict) -> str:
+    """"; training compute alone: ..." where the scenario gives served tokens
+    (``inference_tokens_lifetime`` > 0): the budget's N* minimises the training loss for its
+    FLOPs, not training plus serving, whose FLOP optimum is a smaller model trained longer
+    (Sardana et al. 2024) and whose dollar optimum moves with the serving price (notebook 06):
+    an economist's 8B with 10^14 served tokens was told 77B, where notebook 06 gave 9.6B. ""
+    otherwise."""
+    served = _clean(s).get("inference_tokens_lifetime")   # the scenario's own, not a default
+    if not (isinstance(served, (int, float)) and served > 0):
+        return ""
+    return (f"; training compute alone: with the scenario's {fmt_count(float(served), 3)} served "
+            "tokens the optimum over training and serving differs (in FLOPs a smaller model "
+            "trained on more tokens, Sardana et al. 2024; in dollars as serving is priced: "
+            "notebook 06, the inference-adjusted optimum)")
 
 
 # ------------------------------------------------------------------------------ attribution

@@ -497,9 +497,11 @@ def _estimate(args) -> int:
             # extrapolated (report.calibrate_mfu): each GPU count is priced at the pilot's
             # extrapolation there (levers._CountPricer), as pilot: records are
             raw = point_scenario(load_scenario(args.scenario))
+            # (and the served tokens, which the compute-optimal row says it leaves out)
             plan_keys = {k: v for k, v in raw.items()
                          if (k in PLAN_PARAMETERS + ("global_batch_tokens", "seq_len")
-                             and k != "dp") or (k.startswith("ledger_pilot_") and v is not None)}
+                             and k != "dp") or (k.startswith("ledger_pilot_") and v is not None)
+                         or k == "inference_tokens_lifetime"}
             fit = fit_budget({**bills[0].scenario, **plan_keys}, args.budget_usd,
                              args.deadline_days, overrun=True)
         except ValueError as e:
