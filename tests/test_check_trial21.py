@@ -315,3 +315,15 @@ def test_a_cost_only_claims_needed_price_is_judged_by_the_same_least_hour(usd, v
     assert ("but not below the cheapest hour of H100-SXM the catalogue knows, $1.95/GPU-h"
             in said) == \
         (verdict == "plausible")
+
+
+def test_a_floor_taken_from_a_sibling_accelerator_names_it(capsys):
+    # a PI's A100-40GB claim read "not below the cheapest hour of A100-40GB the catalogue knows,
+    # $1.21/GPU-h": that hour is an A100-80GB spot price (data/prices.csv), the same die
+    least, src = claims.cheapest_price("A100-40GB")
+    assert src.startswith("the cheapest hour of A100-40GB's generation") and "A100-80GB" in src
+    main(["check", "--model", "llama-2-7b", "--train-tokens", "1e12", "--n-gpus", "64",
+          "--accelerator", "A100-40GB", "--gpu-hours", "100000", "--usd", "250000"])
+    out = _unwrapped(capsys.readouterr().out)
+    assert (f"not below the cheapest hour of A100-40GB the catalogue knows, "
+            f"{claims.usd_rate(least)}/GPU-h (the cheapest hour of A100-40GB's generation") in out

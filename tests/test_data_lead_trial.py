@@ -34,3 +34,26 @@ def test_the_project_lasts_while_its_people_are_paid():
                                                           "months": 0.1}]})
     assert short.figures["project_months_basis"] in ("schedule", "run")
     assert short.figures["project_months"] > 0.1
+
+
+def test_a_role_without_pay_is_told_the_frontier_lab_figure_it_takes(tmp_path):
+    # a PI's 3 PhD students and a postdoc, no usd_per_year, were billed $3.55M at $444,245 per
+    # FTE-year (data/ledger_defaults.csv: Epoch's mean loaded cost, Cottier et al. 2024) with
+    # no word; by hand 3 FTE x 2 years x $444,245 = $2,665,470
+    from llmcost.present import glance
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "pi.yaml"
+    path.write_text("model: llama-2-7b\naccelerator: A100-40GB\nn_gpus: 64\ntrain_tokens: 1e12\n"
+                    "mfu: 0.4\nledger_rl: false\nledger_people:\n"
+                    "  - {role: phd, fte: 3, months: 24}\n"
+                    "  - {role: postdoc, fte: 1, months: 24, usd_per_year: 90000}\n")
+    bill = estimate_ledger(path)
+    (w,) = [x for x in bill.warnings if x.startswith("ledger_people: phd without usd_per_year")]
+    assert "is paid $444k per FTE-year" in w
+    assert glance.caveat_line(w) == ("phd: paid $444k per FTE-year, frontier-lab pay, unless "
+                                     "usd_per_year is given")
+    assert bill.line("people.staff").usd == pytest.approx(3 * 2 * 444_245 + 2 * 90_000)
+    paid = tmp_path / "paid.yaml"
+    paid.write_text(path.read_text().replace("{role: phd, fte: 3, months: 24}",
+                                             "{role: phd, fte: 3, months: 24, usd_per_year: 4e4}"))
+    assert not [x for x in estimate_ledger(paid).warnings if "without usd_per_year" in x]

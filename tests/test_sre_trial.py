@@ -4,6 +4,8 @@ tier accepted as the hot tier, and a storage line ten times the compute said on 
 
 Each figure is hand arithmetic on the scenario's inputs, stated in the test."""
 
+from pathlib import Path
+
 import pytest
 
 from llmcost.bill.checks import checkpoint_storage_warnings
@@ -11,6 +13,7 @@ from llmcost.bill.scenario import ScenarioError, validate_parameters
 from llmcost.present import glance
 from llmcost.present.report import estimate_ledger
 
+_DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "default.yaml"
 _BASE = ("model: llama-2-70b\nn_gpus: 4096\ntrain_tokens: 2.0e12\nmfu: 0.4\n"
          "price_usd_per_gpu_hour: 3.99\n")
 
@@ -122,3 +125,22 @@ def test_the_bill_carries_where_the_wall_clock_goes_for_an_sre():
     assert sum(shares.values()) == pytest.approx(1.0, abs=1e-12)
     assert shares["productive"] == pytest.approx(bill.figures["goodput"], rel=1e-9)
     assert plan["restart_s"] == pytest.approx(600 + plan["write_s"], rel=1e-9)
+
+
+def test_llama3s_planned_stop_rate_on_a_small_job_is_said_where_it_outweighs_failures(tmp_path):
+    # fail_planned_per_day defaults to Llama 3's 47 planned stops in 54 days of one 16,384-GPU
+    # job (arXiv:2407.21783 §3.3.4), 0.87 a day whatever the job's size: on 64 A100s it costs
+    # more wall clock than the failures (a PI's and an SRE's trials), on 2,048 H100s it does not
+    small = tmp_path / "small.yaml"
+    small.write_text("model: llama-2-7b\naccelerator: A100-40GB\nn_gpus: 64\ntrain_tokens: 1e12\n"
+                     "mfu: 0.4\nledger_rl: false\n")
+    bill = estimate_ledger(small)
+    (w,) = [x for x in bill.warnings if x.startswith("fail_planned_per_day: 0.87")]
+    shares = bill.figures["ckpt_main_plan"]["wall_clock_shares"]
+    assert shares["planned"] > shares["lost_work"] + shares["restart"]
+    assert f"take {shares['planned']:.2%} of the wall clock" in w and "64-GPU job" in w
+    assert glance.caveat_line(w).startswith("planned stops at Llama 3's 0.87 a day take ")
+    own = tmp_path / "own.yaml"
+    own.write_text(small.read_text() + "fail_planned_per_day: 0.1\n")
+    assert not [x for x in estimate_ledger(own).warnings if "Llama 3's rate" in x]
+    assert not [x for x in estimate_ledger(_DEFAULT_PATH).warnings if "Llama 3's rate" in x]

@@ -2053,9 +2053,13 @@ def _price_judgement(j: _Judging) -> tuple:
                              f"cheapest hour of {c.acc.name} the catalogue knows, "
                              f"{usd_rate(least)}/GPU-h: {src}")
     if not mode or implied >= pr["low"]:
+        # its source always: the floor may be a sibling's (a PI's A100-40GB claim was floored
+        # at "A100-40GB's" $1.21, an A100-80GB spot hour, without a word)
         return "plausible", (f"{said} is not below the cheapest hour of {c.acc.name} the "
                              f"catalogue knows, {usd_rate(least)}/GPU-h"
-                             + (f", nor below {mode}" if mode else f": {src}"))
+                             + ((f" ({src})" if src.startswith(("the cheapest hour of ",
+                                                                 f"{c.acc.name} has no "))
+                                 else "") + f", nor below {mode}" if mode else f": {src}"))
     try:
         own = owned_hour_range(load_accelerator(pr["priced_as"] or c.acc.name))
     except ValueError:

@@ -343,6 +343,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _rollout_tp_across_domains_warning(p, bill),
                         _rl_idle_warning(p, bill),
                         _people_months_warning(p, bill), _people_outlast_warning(values),
+                        _people_pay_default_warning(p), _planned_default_warning(p, bill),
                         owned_keys_ignored_warning(p), pricing_keys_unused_warning(p),
                         reserved_term_warning(p, bill), reserved_project_warning(p, bill),
                         owned_cluster_warning(p, bill), owned_project_warning(p, bill),
@@ -685,6 +686,50 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "
             f"{months:,.2f} months, {took} (ledger_project_months is not set): set "
             "ledger_project_months, or months on each role, for the project's staffing")
+
+
+#: The job Llama 3's planned-stop rate was measured on (arXiv:2407.21783 §3.3.4: 47 planned
+#: interruptions in 54 days of one 16,384-GPU job), the rate ``fail_planned_per_day`` defaults to.
+LLAMA3_JOB_GPUS = 16_384
+
+
+def _planned_default_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when ``fail_planned_per_day`` is its default, Llama 3's rate for one
+    16,384-GPU job, on a job at least 16× smaller whose planned stops then take more of its wall
+    clock than its failures do (``ckpt_main_plan``'s shares: planned against lost work and
+    restarts): a PI's 64-GPU job and an SRE's 8B on 64 GPUs read 46 planned stops beside 1.6
+    failures, priced at a rate no small cluster published. None otherwise."""
+    plan = (bill.figures.get("ckpt_main_plan") or {}) if bill is not None else {}
+    shares = plan.get("wall_clock_shares")
+    n = p.get("n_gpus")
+    if not shares or p.get("fail_planned_per_day") != LEDGER_DEFAULTS["fail_planned_per_day"] \
+            or not isinstance(n, int) or n * 16 > LLAMA3_JOB_GPUS:
+        return None
+    failures = shares["lost_work"] + shares["restart"]
+    if not shares["planned"] > failures:
+        return None
+    return (f"fail_planned_per_day: {p['fail_planned_per_day']:g}, Llama 3's rate for its whole "
+            f"{LLAMA3_JOB_GPUS:,}-GPU job (arXiv:2407.21783 §3.3.4), is applied to this "
+            f"{n:,}-GPU job: its planned stops take {shares['planned']:.2%} of the wall "
+            f"clock, more than its failures ({failures:.2%}); set your cluster's rate")
+
+
+def _people_pay_default_warning(p: dict) -> str | None:
+    """One sentence naming the ``ledger_people`` roles that give no ``usd_per_year``, and what
+    they are then paid: the mean loaded cost of Epoch's frontier-lab pay distribution,
+    ``staff_usd_per_fte_year_mean`` (Cottier et al. 2024; data/ledger_defaults.csv), which a
+    university's PhD students and postdocs are far below (a PI's trial: 3 students and a postdoc
+    billed $3.55M, 88% of the bill, with no word of the figure). None when every role gives one
+    or none is listed."""
+    bare = [str(r.get("role", "?")) for r in p.get("ledger_people") or []
+            if isinstance(r, dict) and r.get("usd_per_year") is None]
+    if not bare:
+        return None
+    verb = "is" if len(bare) == 1 else "are"
+    return (f"ledger_people: {', '.join(bare)} without usd_per_year {verb} paid "
+            f"{fmt_usd(default('staff_usd_per_fte_year_mean'))} per FTE-year, the mean "
+            "loaded cost of frontier-lab staff (Cottier et al. 2024, Epoch's pay distribution): "
+            "give each role's own usd_per_year (salary, benefits and overhead)")
 
 
 def _people_outlast_warning(values: dict) -> str | None:

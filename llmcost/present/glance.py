@@ -1463,6 +1463,11 @@ CAVEATS = [
      "checkpoint storage of {0} is billed where the job's {1} can send it {2}"),
     (r"^ckpt_hot_tier='([^']+)' sells no throughput",
      "{0}'s checkpoint bandwidth is the sizing's fastest guess: give a measured rate"),
+    (r"^fail_planned_per_day: (\S+), Llama 3's rate .*? this ([\d,]+-GPU job): its planned stops "
+     r"take (\S+) of the wall clock, more than its failures \((\S+)\)",
+     "planned stops at Llama 3's {0} a day take {2} of this {1}, more than failures ({3})"),
+    (r"^ledger_people: (.+?) without usd_per_year (?:is|are) paid (\S+) per FTE-year",
+     "{0}: paid {1} per FTE-year, frontier-lab pay, unless usd_per_year is given"),
     (r"^(title and description|title|description): the default scenario's own text",
      "the scenario's {0}: the default scenario's text, which describes another run"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
