@@ -1312,3 +1312,22 @@ def test_a_budget_flag_written_as_text_says_how_to_write_it(tmp_path):
                                        "is read as text)")):
         res = _cli("estimate", "--scenario", str(path), "--budget-usd", given)
         assert res.returncode == 2 and f"argument --budget-usd: {said}" in res.stderr
+
+
+def test_a_difference_every_draw_shares_is_one_figure():
+    # an economist's compare read "+$264k to +$264k" on lines no range moves
+    from llmcost.present.cli import _per_draw_words
+    assert _per_draw_words({"difference_p10_usd": 264e3, "difference_p90_usd": 264e3}) == \
+        "+$264k in every draw"
+    assert _per_draw_words({"difference_p10_usd": 293e3, "difference_p90_usd": 329e3}) == \
+        "+$293k to +$329k"
+
+
+def test_a_listing_that_cuts_cells_says_where_the_whole_text_is(capsys):
+    # a PI's `llmcost list params` cut 16 descriptions with "…" and said nothing more
+    from llmcost.present.cli import main
+    assert main(["list", "params"]) == 0
+    out = capsys.readouterr().out
+    cut = sum(line.count("…") for line in out.splitlines()[:-1])
+    assert cut > 0 and out.rstrip().endswith(
+        f"({cut} cells cut at 200 characters with \"…\": --format csv or json prints them whole)")

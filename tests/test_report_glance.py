@@ -417,8 +417,16 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
                             f"{fmt_usd(bill.total_usd)}"
                             ", likely ")
     detail = glance.lead_details(_summary(g))
-    left = whole + [f"some {c} lines" for c in partly]
-    assert ("Not in that total: " + ", ".join(left[:-1]) + f" and {left[-1]} (not given in the "
+    # each category partly given names its lines left out, each label before its parenthesis
+    # (a data lead and a PI read "some post-training lines" and could not tell which)
+    names = {c: [ln.line.split(" (")[0].removeprefix(f"{c}: ") for ln in bill.lines
+                 if ln.category == c and ln.status == "not given"] for c in partly}
+    def both(xs):
+        return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+    left = whole + [f"{c} lines ({both(names[c])})" for c in partly]
+    sep = "; " if any("," in x for x in left) else ", "
+    last = "; and " if sep == "; " else " and "
+    assert ("Not in that total: " + sep.join(left[:-1]) + f"{last}{left[-1]} (not given in the "
             "scenario, counted $0; notebook 00 lists them).") in detail
     # the default line is a sentence of its own: joined to "Not in that total: ..." by a
     # semicolon, a reader took it for one more thing the total leaves out

@@ -634,6 +634,13 @@ COMPARE_POINTS_NOTE = ("Neither scenario gives a range of its own, so B − A is
                        "drawn here).")
 
 
+def _per_draw_words(r) -> str:
+    """A compare row's B − A P10 to P90 per draw, or the one figure every draw gives ("+$264k
+    in every draw": an economist read "+$264k to +$264k" on lines no range moves)."""
+    lo, hi = signed_usd(r["difference_p10_usd"]), signed_usd(r["difference_p90_usd"])
+    return f"{lo} in every draw" if lo == hi else f"{lo} to {hi}"
+
+
 def compare_text(df, names, paths, bills, columns: int | None = None,
                  fit: bool | None = None) -> str:
     """``estimate --compare`` as text: a header naming both scenarios (A and B: name and file),
@@ -664,8 +671,7 @@ def compare_text(df, names, paths, bills, columns: int | None = None,
         flagged = flagged or star
         rows.append([str(r["line"]), usd(r["a_usd"]), usd(r["b_usd"]),
                      signed_usd(r["difference_usd"]) + (" *" if star else "")]
-                    + ([f"{signed_usd(r['difference_p10_usd'])} to "
-                        f"{signed_usd(r['difference_p90_usd'])}"] if ranged else []))
+                    + ([_per_draw_words(r)] if ranged else []))
     head = ["line", "A", "B", "B − A"] + (["B − A, P10 to P90 per draw"] if ranged else [])
     w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
 
@@ -1172,8 +1178,10 @@ TABLE_VIEWS = {
 
 
 def _print_table(rows: list[list[str]], headers: list[str], max_width: int = 40) -> None:
-    """Columns padded to their widest cell (cells cut at ``max_width`` with "…"); numbers (cells
-    starting with a digit) right-aligned."""
+    """Columns padded to their widest cell (cells cut at ``max_width`` with "…", how many said
+    under the table with where the whole text is); numbers (cells starting with a digit)
+    right-aligned."""
+    cut = sum(len(c) > max_width for r in rows for c in r)
     rows = [[c if len(c) <= max_width else c[:max_width - 1] + "…" for c in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
               for i, h in enumerate(headers)]
@@ -1189,6 +1197,9 @@ def _print_table(rows: list[list[str]], headers: list[str], max_width: int = 40)
     print("  ".join("-" * w for w in widths))
     for r in rows:
         print(line(r))
+    if cut:   # where the whole text is (a PI's trial read 16 descriptions cut with no pointer)
+        print(f"({cut} {'cell' if cut == 1 else 'cells'} cut at {max_width} characters with "
+              "\"…\": --format csv or json prints them whole)")
 
 
 def _list(what: str, fmt: str = "table") -> int:

@@ -120,7 +120,8 @@ def glance_summary(head):
 def bill_gaps(bill) -> dict:
     """What a reader must know before calling the bill's total the whole project's, from its
     point bill's lines' ``status``: ``whole``, the categories none of whose lines the scenario
-    gives ("not given": $0 in the total), ``partly``, those with some lines not given, and
+    gives ("not given": $0 in the total), ``partly``, those with some lines not given (their
+    lines named in ``partly_lines``, each label before its parenthesis), and
     ``defaults``, the lines priced from the workbook's defaults rather than the scenario's
     figures (status "default", above $0), largest first, as ``{"line", "usd"}``; and
     ``price_default``, the GPU-hour price when the scenario gives none (the catalogue's median,
@@ -137,8 +138,15 @@ def bill_gaps(bill) -> dict:
     owned = bill.figures.get("pricing") == "owned"  # amortised: the scenario's purchase price
     price_default = str(bill.figures.get("price_source", "")).startswith("default") and not (
         owned and bill.scenario.get("ledger_owned_usd_per_gpu") is not None)
+    partly = [c for c, v in cats.items() if any(v) and not all(v)]
     return {"whole": [c for c, v in cats.items() if all(v)],
-            "partly": [c for c, v in cats.items() if any(v) and not all(v)],
+            "partly": partly,
+            # the lines left out of a category partly given, named (a data lead and a PI read
+            # "some post-training lines, some storage lines" and could not tell which)
+            "partly_lines": {c: [ln.line.split(" (")[0].removeprefix(f"{c}: ")
+                                 for ln in bill.lines
+                                 if ln.category == c and ln.status == "not given"]
+                             for c in partly},
             "defaults": defaults,
             "price_default": (float(bill.figures["gpu_rate_usd_per_gpu_hour" if owned else
                                                  "price_usd_per_gpu_hour"])
@@ -183,8 +191,12 @@ def gaps_sentence(gaps: dict | None) -> str:
         return ""
     parts = []
     if gaps["whole"] or gaps["partly"]:
-        left = gaps["whole"] + [f"some {c} lines" for c in gaps["partly"]]
-        parts.append(f"Not in that total: {_and(left)} (not given in the scenario, counted "
+        named = gaps.get("partly_lines") or {}
+        left = gaps["whole"] + [f"{c} lines ({_and(named[c])})" if named.get(c) else
+                                f"some {c} lines" for c in gaps["partly"]]
+        listed = _and(left) if not any("," in x for x in left) or len(left) == 1 else \
+            "; ".join(left[:-1]) + "; and " + left[-1]   # items with commas of their own
+        parts.append(f"Not in that total: {listed} (not given in the scenario, counted "
                      "$0; notebook 00 lists them).")
     if gaps.get("price_default"):
         what = gaps.get("price_default_words") or "the catalogue's median"
@@ -2125,9 +2137,10 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
         # the per-draw range under the difference, free to wrap on a phone (an amount is one
         # word): a column of its own did not fit a 390-px screen beside A, B and B − A
         lo, hi = (plots.signed_usd(r.get(f"difference {q} usd")) for q in ("p10", "p90"))
-        rng = (f"<span class='rg'><span class='n'>{lo}</span> to "
-               f"<span class='n'>{hi}</span></span>" if ranged
-               else "")
+        rng = ("" if not ranged else   # one figure where every draw gives it (a trial)
+               f"<span class='rg'><span class='n'>{lo}</span> in every draw</span>" if lo == hi
+               else f"<span class='rg'><span class='n'>{lo}</span> to "
+               f"<span class='n'>{hi}</span></span>")
         rows.append(f"<tr><{tag}>{html.escape(str(r['line']))}</{tag}>"
                     f"<{tag} class='v'>{usd(r.get(a))}</{tag}><{tag} class='v'>{usd(r.get(b))}"
                     f"</{tag}><{tag} class='v r'><span class='n'>"
