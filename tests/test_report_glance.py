@@ -1905,6 +1905,12 @@ def test_a_bill_outside_the_published_runs_extrapolation_is_read_first():
                                             "value": 0.136}]}}
     single = report.pilot_band_warning(one)
     assert "gives for its plan, 13.6% (notebook 04b §6)" in single and "13.6%-" not in single
+    # one figure is judged with POINT_BAND_SHARE (5%) either side: a review read "40.0% lies
+    # below ... 40.8%" (2% apart) as a finding; 16.2% is 19% above 13.6%, said
+    assert answers.POINT_BAND_SHARE == 0.05
+    assert answers.pilot_band_words(0.400, 0.408, 0.408) is None
+    assert answers.pilot_band_words(0.380, 0.408, 0.408).startswith("the bill's MFU, 38.0%, "
+                                                                    "lies below")
     assert glance.caveat_line(single).startswith("the bill's MFU, 16.2%, is above the 13.6% a "
                                                  "published run like it gives")
     # inside the band, the scenario's own pilots, or no page 00 / 04b: nothing
