@@ -1019,8 +1019,7 @@ def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) ->
     people = p.get("ledger_people") or []
     own_months = bool(people) and all(isinstance(r, dict) and r.get("months") is not None
                                       for r in people)  # every role its own months: not these
-    role = max([float(r["months"]) for r in people if isinstance(r, dict)
-                and isinstance(r.get("months"), (int, float))] or [0.0])
+    role = _role_months(people)
     if np.any(role > np.asarray(months)):  # the project lasts while its people are paid (a
         # data lead's operations ran 2.1 months beside 25 staff for 9)
         return np.maximum(months, role), (
@@ -2293,8 +2292,12 @@ def changed_lines(side: pd.DataFrame) -> pd.DataFrame:
 def _longest_role_months(ledger: Ledger) -> float:
     """The longest ``months`` a ``ledger_people`` role of the bill's scenario gives (0 when
     none does): the people line pays each such role for its own months."""
-    roles = (ledger.scenario or {}).get("ledger_people") or []
-    return max([float(r["months"]) for r in roles
+    return _role_months((ledger.scenario or {}).get("ledger_people"))
+
+
+def _role_months(people) -> float:
+    """The longest ``months`` a role of ``ledger_people`` records gives, 0 when none does."""
+    return max([float(r["months"]) for r in people or []
                 if isinstance(r, dict) and isinstance(r.get("months"), (int, float))] or [0.0])
 
 

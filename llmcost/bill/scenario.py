@@ -331,15 +331,22 @@ def _hot_tier(name, v):
     restores the last checkpoint at every restart, and an archive's retrieval takes hours (an
     SRE trial's ``ckpt_hot_tier: s3-glacier-deep-archive`` was priced as restoring in 0.1 s)."""
     v = _storage_tier(name, v)
-    row = load_storage_prices().set_index("name").loc[v]
-    if row["tier"] == "cold":
-        raise ScenarioError(f"{name}={v!r} is a cold (archive) tier ({row['product']}): a hot "
+    cold = _cold_tiers()
+    if v in cold:
+        raise ScenarioError(f"{name}={v!r} is a cold (archive) tier ({cold[v]}): a hot "
                             "tier restores the last checkpoint at every restart; give it to "
                             "ckpt_cold_tier, and one of "
-                            + ", ".join(repr(t) for t, k in zip(
-                                load_storage_prices()["name"], load_storage_prices()["tier"])
-                                        if k != "cold") + " here")
+                            + ", ".join(repr(t) for t in _storage_tier_names() if t not in cold)
+                            + " here")
     return v
+
+
+@lru_cache(maxsize=1)
+def _cold_tiers() -> dict:
+    """The cold (archive) tiers of ``data/storage_prices.csv``, name -> product, read once (as
+    ``_storage_tier_names``: a hardware sweep validates hundreds of scenarios)."""
+    t = load_storage_prices()
+    return dict(zip(t.loc[t["tier"] == "cold", "name"], t.loc[t["tier"] == "cold", "product"]))
 
 
 @lru_cache(maxsize=1)
@@ -1072,12 +1079,8 @@ def _number_hint(p, value, whole: bool) -> str:
     byte_key = isinstance(value, str) and (per_s or p.name.endswith("_bytes"))
     sized = _bytes_written(value, per_s) if byte_key else None
     other = _bytes_written(value, not per_s) if byte_key and sized is None else None
-    if byte_key and sized is None and other is None:
-        # no magnitude or unit reading on a key in bytes ("500 B" is not 500 billion; a review)
-        short = None if not short or short[2] in "bB" or "$" in value else short
-        return _text_number_hint(value, whole) if not short else \
-            f" (write {_written(float(short[1]) * _SUFFIX_SCALE[short[2].lower()])} for " \
-            f"{value.strip()})"
+    if byte_key and short and short[2] in "bB":
+        short = None   # on a key in bytes, "500 B" is 500 bytes, not 500 billion (a review)
     if secs is not None:   # a time in another unit on a key in seconds: 30ms -> 0.03 (a
         # trial was told "write 30", a target 1,000 times looser, taken without a word)
         hint = f" (write {secs:g} for {value.strip()}: the key is in seconds)"
@@ -1100,7 +1103,8 @@ def _number_hint(p, value, whole: bool) -> str:
                 f"{value.strip()})")
     elif isinstance(value, str) and (written := _text_number_hint(value, whole)):
         hint = written
-    elif isinstance(value, str) and _unit_number(value) is not None:
+    elif isinstance(value, str) and not byte_key and _unit_number(value) is not None:
+        # (not on a key in bytes: "100 GB" alone would be told "write 100")
         hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
                 f"{p.doc.split(';')[0]})")
     return hint

@@ -548,15 +548,15 @@ def _way_out_hint(e: ScenarioError, scenario: dict, used: dict) -> str:
         bool(scenario.get("rl_rollout_weight_dtype"))
     if msg.startswith(("serving set-up", "RL set-up", "RL post-training line")) and not rl_own \
             and "serve_weight_dtype" in scenario and "_serve_weight_dtype_chosen" not in scenario:
+        vals = {k: v["value"] for k, v in used.items()}
         try:
-            fit = fitting_serve_weight_dtype({k: v["value"] for k, v in used.items()})
+            fit = fitting_serve_weight_dtype(vals)
         except (ValueError, KeyError, TypeError):
             fit = None
         wider = WEIGHT_BYTES.get(scenario["serve_weight_dtype"], 0) > WEIGHT_BYTES.get(fit, 0)
         if fit and wider and msg.startswith(("RL set-up", "RL post-training line")):
             # serving's fit is not the rollouts': at the scenario's rollout TP it must price
             # too (an economist's 405B at rl_rollout_tp 4 was told fp8, 101.5 GB a GPU)
-            vals = {k: v["value"] for k, v in used.items()}
             fit = fit if fitting_rl_gpus({**vals, "serve_weight_dtype": fit},
                                          keep_tp="rl_rollout_tp" in scenario) else None
         if fit and wider:  # the written precision is the one that does not fit
