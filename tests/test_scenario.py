@@ -384,6 +384,16 @@ def test_a_price_written_with_its_unit_is_refused_with_the_number_to_write(given
     assert "write 2:" not in str(e.value)
 
 
+def test_a_nested_field_written_with_its_unit_names_no_empty_unit():
+    from llmcost.bill.scenario import validate_parameter
+    # A new user's `ledger_people: [{role: research, fte: "8 FTE"}]` was told "(write 8: the
+    # number alone, in the key's unit, )": a nested field has no unit text of its own.
+    with pytest.raises(ScenarioError) as e:
+        validate_parameter("ledger_people", [{"role": "research", "fte": "8 FTE", "months": 6}])
+    assert str(e.value).endswith("ledger_people[0].fte='8 FTE' must be a number "
+                                 "(write 8: the number alone)")
+
+
 def test_the_readme_lists_the_ledger_keys_a_range_is_refused_on():
     # README's "Ranges" said every `ledger_` line input may be a range, while 15 are refused:
     # the paragraph now names them, and the list is the parameters' own truth.
@@ -504,3 +514,17 @@ def test_a_model_folder_beside_the_scenario_is_read_as_its_config_json(tmp_path,
     with pytest.raises(ValueError, match="a folder 'cfgdir' holding a config.json is here: "
                                          "give its path, cfgdir/config.json"):
         llmcost.load_model("cfgdir")
+
+
+def test_optimizer_recipe_help_says_the_recipe_a_null_takes_on_each_generation():
+    # A trial read `list params`' "null: fp8_mixed for dtype fp8", wrote it out, and got
+    # another plan and MFU: on Hopper the null takes fp8_mixed_transpose (Transformer Engine
+    # keeps the cached FP8 weight and its transpose, memory.scenario_recipe_name).
+    from llmcost.training.memory import scenario_recipe_name
+    doc = PARAMETERS["optimizer_recipe"].doc
+    assert "fp8_mixed_transpose on Hopper" in doc and "fp8_mixed on other hardware" in doc
+    assert scenario_recipe_name({"dtype": "fp8", "accelerator": "H100-SXM"}) == \
+        "fp8_mixed_transpose"
+    assert scenario_recipe_name({"dtype": "fp8", "accelerator": "B200"}) == "fp8_mixed"
+    assert scenario_recipe_name({"dtype": "bf16", "accelerator": "H100-SXM"}) == \
+        "bf16_adam_fp32_grads"

@@ -55,9 +55,11 @@ from ..core.shown import print_after_answer, show_once_per_text_in_a_kernel
 from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
 from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, fmt_gpus, is_number, noun
 from ..laws.scaling import LOSS_FITS
+from ..training.accuracy import gpu_generation
 from ..training.batch import kaplan_loss_floor, kaplan_n_params
 from ..training.calibrate import PILOT_KEYS
 from ..training.efficiency_profile import load_efficiency_profile
+from ..training.elementwise import FP8_RECIPES
 from ..training.memory import DEFAULT_RESERVE, RECIPES
 from ..training.parallel import check_ep_model, check_etp_model, etp_of_key
 from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
@@ -204,6 +206,31 @@ _price = _refuse_if(
     lambda v: v <= 0, "be > 0 (hardware already bought: pricing: owned with "
     "ledger_owned_usd_per_gpu, its purchase price amortised; cloud credits: the price the hours "
     "would cost, since credits spent here are not spent elsewhere)")
+
+
+#: What a scenario's ``dtype`` written as an FP8 format or recipe stands for (``_dtype``): the
+#: element format is not a key (the recipe sets it: Transformer Engine's ``Format.HYBRID``
+#: trains the forward in E4M3 and the gradients in E5M2, MXFP8 in E4M3), the scaling is
+#: ``fp8_recipe``'s.
+_FP8_SPELLINGS = {"fp8-e4m3": None, "fp8_e4m3": None, "e4m3": None, "fp8-e5m2": None,
+                  "fp8_e5m2": None, "e5m2": None, "fp8-hybrid": None, "mxfp8": "mxfp8",
+                  "fp8-mx": "mxfp8", "fp8_mx": "mxfp8", "fp8mx": "mxfp8", "fp8-cs": "current",
+                  "fp8cs": "current", "fp8-current": "current", "fp8-delayed": "delayed",
+                  "fp8-blockwise": "blockwise"}
+
+
+def _dtype(name, v):
+    """``dtype``: one of ``COMPUTE_DTYPES`` (any case); an FP8 element format or recipe written
+    in its place ("fp8-e4m3", "mxfp8": a new user's first tries) is refused with what to write."""
+    try:
+        return _one_of(*COMPUTE_DTYPES)(name, v)
+    except ScenarioError as e:
+        if not isinstance(v, str) or v.strip().casefold() not in _FP8_SPELLINGS:
+            raise
+        recipe = _FP8_SPELLINGS[v.strip().casefold()]
+        raise ScenarioError(f"{e} (write fp8" + (f", with fp8_recipe: {recipe}" if recipe else
+                            ": the recipe takes E4M3 and E5M2 where it uses them; fp8_recipe "
+                            "names its scaling") + ")") from None
 
 
 def _one_of(*allowed):
@@ -495,8 +522,15 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "prints); in a scenario file "
           "'predict' asks the report to predict it (llmcost.step); not with a pilot (pilot or "
           "ledger_pilot_tokens_per_s_per_gpu), whose throughput sets it", _mfu),
-    Param("dtype", "str", f"training compute precision: {', '.join(COMPUTE_DTYPES)}",
-          _one_of(*COMPUTE_DTYPES)),
+    Param("dtype", "str", f"training compute precision: {', '.join(COMPUTE_DTYPES)} (fp8: "
+          "the GEMMs in FP8, E4M3 and E5M2 as the recipe takes them; fp8_recipe names its "
+          "scaling)", _dtype),
+    Param("fp8_recipe", "str", "the FP8 scaling recipe under dtype fp8, whose casts the "
+          f"step-time model prices (llmcost.elementwise.fp8_cast_bytes): {', '.join(FP8_RECIPES)}"
+          " (current: per-tensor current scaling, Transformer Engine's Float8CurrentScaling, "
+          "the default; delayed: per-tensor from an amax history; mxfp8: 32-element blocks, "
+          "Blackwell only; blockwise: DeepSeek-V3's 1×128 / 128×128 tiles)",
+          _one_of(*FP8_RECIPES)),
     Param("price_usd_per_gpu_hour", "float|none",
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _price),
     Param("pricing", "str", f"pricing mode: {', '.join(PRICING)}", _one_of(*PRICING)),
@@ -555,8 +589,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _one_of("none", "selective", "full", "auto")),
     Param("micro_batch_size", "int", "sequences per micro-batch; 0: chosen", _nonnegative),
     Param("optimizer_recipe", "str|none",
-          "bytes-per-parameter precision recipe (llmcost.memory.RECIPES); null: fp8_mixed for "
-          "dtype fp8 on a stack that caches FP8 weights (Megatron-Core), else "
+          "bytes-per-parameter precision recipe (llmcost.memory.RECIPES); null: for dtype "
+          "fp8 on a stack that caches FP8 weights (Megatron-Core), fp8_mixed_transpose on "
+          "Hopper (the cached copy and its transpose) and fp8_mixed on other hardware, else "
           "bf16_adam_fp32_grads (llmcost.memory.scenario_recipe_name)", _recipe),
     Param("pp_schedule", "str", "pipeline schedule",
           _one_of("1f1b", "interleaved", "gpipe", "zb-h1", "auto")),
@@ -1105,8 +1140,9 @@ def _number_hint(p, value, whole: bool) -> str:
         hint = written
     elif isinstance(value, str) and not byte_key and _unit_number(value) is not None:
         # (not on a key in bytes: "100 GB" alone would be told "write 100")
-        hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
-                f"{p.doc.split(';')[0]})")
+        unit = p.doc.split(';')[0]   # a nested field's Param has no doc: no unit to name
+        where = f", in the key's unit, {unit}" if unit else ""
+        hint = f" (write {_unit_number(value)}: the number alone{where})"
     return hint
 
 
@@ -1475,6 +1511,26 @@ def _check_backward_prefetch(p: dict) -> None:
             raise ScenarioError(str(e)) from None
 
 
+def _check_fp8_recipe(p: dict) -> None:
+    """``fp8_recipe`` other than the default "current" needs ``dtype: fp8`` (a BF16 run has no
+    FP8 scaling to price: taking the key silently would bill BF16 GEMMs the user thought FP8),
+    and ``mxfp8`` a Blackwell accelerator (``accuracy.gpu_generation``): MX block scaling is a
+    Blackwell tensor-core format, "MXFP8 requires SM100 (Blackwell) or later" (NVIDIA
+    Transformer Engine's MXFP8 documentation example; its ``MXFP8BlockScaling`` recipe)."""
+    recipe = p.get("fp8_recipe", "current")
+    if recipe == "current":
+        return
+    if p.get("dtype", "bf16") != "fp8":
+        raise ScenarioError(f"fp8_recipe={recipe!r} needs dtype: fp8 (dtype is "
+                            f"{p.get('dtype', 'bf16')!r}: no FP8 GEMM to scale)")
+    acc = p.get("accelerator")
+    if recipe == "mxfp8" and isinstance(acc, str) and gpu_generation(acc) != "Blackwell":
+        raise ScenarioError(f"fp8_recipe='mxfp8' needs a Blackwell accelerator (accelerator "
+                            f"is {acc!r}): MX block scaling is a Blackwell tensor-core format "
+                            "(Transformer Engine: 'MXFP8 requires SM100 (Blackwell) or later'); "
+                            "on Hopper write current, delayed or blockwise")
+
+
 #: The refusal of a spot bill without its pre-emption rate (``_cross_check``,
 #: ``ledger.spot_preemptions_per_node_day``).
 SPOT_PREEMPTIONS_MISSING = (
@@ -1494,6 +1550,7 @@ def _cross_check(p: dict) -> None:
     exploratory_given_once(p)
     check_run_rules(p)
     _check_backward_prefetch(p)
+    _check_fp8_recipe(p)
     if "accelerator" in p and "dtype" in p:
         try:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])

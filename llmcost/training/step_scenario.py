@@ -45,7 +45,7 @@ PLAN_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens",
              "stack", "optimizer_recipe", "mem_reserve_fraction", "comm_scaleout_bytes_per_s",
              "comm_scaleout_latency_s", FSDP_SHARD_KEY, ETP_KEY, "dtype", "comm_tp_overlap",
              "comm_pp_overlap", "comm_dp_overlap", "fsdp_backward_prefetch", "efficiency_profile",
-             *PLAN_PARAMETER_FIELDS)
+             "fp8_recipe", *PLAN_PARAMETER_FIELDS)
 _PLAN_MEMO: dict = {}
 
 
@@ -140,7 +140,9 @@ SCENARIO_DEFAULTS = {"stack": DEFAULT_STACK, "comm_tp_overlap": "auto",
 
 def scenario_options(p: dict) -> dict:
     """The ``step_time`` / ``rank_plans`` options of scenario parameters: ``recipe``
-    (``optimizer_recipe``), ``dtype``, ``stack`` (default ``stacks.DEFAULT_STACK``) and the
+    (``optimizer_recipe``), ``dtype``, ``fp8_recipe`` (the FP8 scaling whose casts
+    ``elementwise.fp8_cast_bytes`` prices; default ``"current"``), ``stack`` (default
+    ``stacks.DEFAULT_STACK``) and the
     overlap keys ``comm_tp_overlap``, ``comm_pp_overlap``, ``comm_dp_overlap`` resolved against
     the stack ("auto", the default, takes the stack's; true/false or a mode overrides it);
     ``fsdp_backward_prefetch`` ("auto", the default: the stack's; "pre" or "post",
@@ -157,7 +159,8 @@ def scenario_options(p: dict) -> dict:
     so = stacks.step_options(st, p.get("accelerator", "H100-SXM"), tp_overlap=o["comm_tp_overlap"],
                              pp_overlap=o["comm_pp_overlap"], dp_overlap=o["comm_dp_overlap"])
     out = {"recipe": memory.scenario_recipe_name(p),
-           "dtype": p.get("dtype", "bf16"), "stack": st.name,
+           "dtype": p.get("dtype", "bf16"), "fp8_recipe": p.get("fp8_recipe", "current"),
+           "stack": st.name,
            "tp_overlap": so["tp_overlap"], "pp_overlap": so["pp_overlap"],
            "dp_overlap": so["dp_overlap"],
            "fsdp_backward_prefetch": p.get("fsdp_backward_prefetch", "auto"),

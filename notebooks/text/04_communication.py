@@ -41,6 +41,7 @@ zero_stage: int = -1  # ZeRO stage over the dp·cp group, 3 is FSDP; -1: chosen
 recompute: str = "auto"  # activation recomputation: none, selective, full or auto
 micro_batch_size: int = 0  # sequences per micro-batch; 0: chosen
 optimizer_recipe: str = None  # precision recipe (llmcost.memory.RECIPES); None: by dtype, stack
+fp8_recipe: str = "current"  # FP8 scaling under dtype fp8: current, delayed, mxfp8 (Blackwell) or blockwise
 pp_schedule: str = "auto"  # pipeline schedule: 1f1b, interleaved, gpipe, zb-h1 or auto
 pp_virtual_stages: int = 0  # model chunks per pipeline stage (interleaved schedule); 0: chosen
 pp_split: str = "auto"  # layer placement: auto, even, embedding_and_loss or uneven
