@@ -1897,6 +1897,19 @@ def test_a_bill_outside_the_published_runs_extrapolation_is_read_first():
                     "plan, runs slower than the bill assumes; a pilot of your own settles which")
     assert glance.caveat_line(said) == ("the bill's MFU, 11.1%, is above the 8.2%-10.1% a "
                                         "published run like it gives on this plan")
+    # an FP8 run's MFUs are on the FP8 peak: each is said on the BF16 peak too, the basis of
+    # `llmcost check`'s verdict (a trial read "24.0% of the BF16 peak" there and "the bill's
+    # MFU, 12.0%" here, of one run); H100: r = 1,978.9 / 989.4 TFLOP/s (its datasheet)
+    fp8 = report.pilot_band_warning(summary, {"dtype": "fp8", "accelerator": "H100-SXM"})
+    assert fp8.startswith("the bill's MFU, 11.1% of the FP8 peak (22.2% of the BF16 peak), lies "
+                          "above what a published run like this one gives for its plan, "
+                          "8.2%-10.1% of the FP8 peak, 16.4%-20.2% of the BF16 one (notebook "
+                          "04b §6): ")
+    assert glance.caveat_line(fp8) == glance.caveat_line(said)
+    # not where a figure would pass the BF16 peak (MFU 60% of the FP8 peak is 120% of BF16's)
+    assert answers.pilot_band_words(0.60, 0.30, 0.40, fp8_over_bf16=2.0).startswith(
+        "the bill's MFU, 60.0%, lies above what a published run like this one gives for its "
+        "plan, 30.0%-40.0% (notebook 04b §6)")
     # a published run of the scenario's own size gives one figure, not "13.6%-13.6%" (a
     # re-trial's DeepSeek-V3 on 256 B200)
     one = {"notebooks": {"00_index": [{"key": "bill_mfu", "value": 0.162}],

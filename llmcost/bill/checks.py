@@ -32,7 +32,8 @@ from ..training.reliability import (cluster_mtbf_s, published_failure_rates,
                                    storage_throughput_per_tib)
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
                                  comparable_published_mfu, distinct_percents, dtype_basis,
-                                 step_error_words, validation_table)
+                                 gpu_generation, stack_generations, step_error_words,
+                                 validation_table)
 from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recipe,
                                moe_imbalance_extra_bytes, scenario_recipe_name, stage_layers)
 from ..training.parallel import fixed_plan_fields
@@ -391,6 +392,53 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
             "choice of stack.")
 
 
+def stack_generation_warning(values: dict, mfu_predicted: bool = False) -> str | None:
+    """A predicted MFU priced on a stack profile no published run of the accelerator's GPU
+    generation was priced on (``accuracy.stack_generations``: the validation rows of
+    data/validation_mfu.csv on that stack), where the newest profile of its family (its name
+    up to the year) that has runs of that generation gives the bill another MFU by more than
+    ``NEWER_STACK_MIN_CHANGE`` (``stack_mfus``): both MFUs, the plan, and the evidence each
+    rests on. A new user's trial: ``stack: megatron-core-2026``, written from Megatron-Bridge's
+    GB200 / GB300 MXFP8 recipes (a full-iteration CUDA graph, so no MoE host cost), cut a
+    Qwen3-30B-A3B on 1,024 H100 by 46% and reversed its H100-against-B200 comparison, while
+    NVIDIA's H100 runs of the same releases ran megatron-core-2025's recipe. None when the MFU
+    is not predicted, the profile has runs of the generation, no profile of its family has, or
+    either search fails."""
+    if not mfu_predicted:
+        return None
+    here, gpu = _stack_and_gpu(values)
+    if gpu is None or not step_model_runs(values):
+        return None
+    gen, runs = gpu_generation(gpu.name), stack_generations(here.name)
+    if gen in runs or not runs:
+        return None
+    family = here.name.rsplit("-", 1)[0]
+    measured = sorted((load_stack(n) for n in list_stacks()
+                       if n.rsplit("-", 1)[0] == family and gen in stack_generations(n)),
+                      key=lambda st: st.date)
+    if not measured:
+        return None
+    alt = measured[-1]
+    try:
+        m_here, m_alt, plan, bill_here, bill_alt, capped = stack_mfus(values, alt.name)
+    except (ValueError, KeyError, TypeError):
+        return None
+    if abs(bill_alt / bill_here - 1) <= NEWER_STACK_MIN_CHANGE:
+        return None
+    on = " and ".join(runs)
+    return (f"stack: {here.name} rests on published runs on {on} hardware only "
+            f"({sum(runs.values())} {noun(sum(runs.values()), 'run')}, data/validation_mfu.csv), none on {gen} such "
+            f"as {gpu.name}; on {alt.name}, the newest {family} profile with {gen} runs "
+            f"({stack_generations(alt.name)[gen]}), the step-time model predicts {m_alt:.1%} "
+            f"(for {plan}, the plan its search chooses there) against {m_here:.1%}, and a bill "
+            f"takes {bill_alt:.1%} against {bill_here:.1%}"
+            + (" (a band's top capped at the best comparable published run)" if capped else "")
+            + f": the same run in {bill_here / bill_alt:.2f}× the time. {here.name}'s features "
+            f"are priced on {gpu.name} as they run on {on}, which no published run shows, and "
+            "the MFU's range does not cover the choice of stack: set `stack: "
+            f"{alt.name}` for what {gen} runs have shown.")
+
+
 def fp8_over_bf16(accelerator) -> float:
     """r = peak(FP8) ÷ peak(BF16) of a catalogue accelerator: ``accuracy.dtype_basis`` for FP8,
     the one source of the ratio the bands and the best published figure use too (H100-SXM
@@ -522,6 +570,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         foreign = stack_hardware_warning(values, mfu_predicted, defaults)
         if foreign:
             out.append(foreign)
+        unmeasured = stack_generation_warning(values, mfu_predicted)
+        if unmeasured:
+            out.append(unmeasured)
     out.extend(w for w in (_context_warning(values),
                            mfu_basis_warning(values, mfu_predicted, piloted)) if w)
     no_cp = cp_default_warning(values, defaults)

@@ -793,7 +793,8 @@ def _judged_band(low: float, high: float) -> tuple:
                                            high * (1 + POINT_BAND_SHARE))
 
 
-def pilot_band_words(mfu: float, low: float, high: float, drawn=None) -> str | None:
+def pilot_band_words(mfu: float, low: float, high: float, drawn=None,
+                     fp8_over_bf16: float | None = None) -> str | None:
     """The warning, on the index and under ``llmcost estimate``, when the bill's ``mfu`` lies
     outside [``low``, ``high``], the band an illustrative pilot extrapolates to
     (``calibrate.pilot_study``: a published run like the scenario's, its measured ÷ predicted
@@ -801,15 +802,27 @@ def pilot_band_words(mfu: float, low: float, high: float, drawn=None) -> str | N
     draws its MFU from (``drawn``: a ``Range``, the scenario's own or a prediction's band)
     reaches the band between its P10 and P90 (a review: ``mfu: [0.2, 0.6]`` around a
     44.5%-54.6% band was told it "lies below"). One figure where the band has no width
-    (a published run of the scenario's own size: a re-trial read "13.6%-13.6%")."""
+    (a published run of the scenario's own size: a re-trial read "13.6%-13.6%").
+    ``fp8_over_bf16``: an FP8 run's r = peak(FP8) ÷ peak(BF16) (``checks.fp8_over_bf16``), whose
+    MFUs here are on the FP8 peak: each figure is said on the BF16 peak too (× r), the basis of
+    published MFUs and of ``llmcost check``'s verdict (a trial read "24.0% of the BF16 peak"
+    there and "the bill's MFU, 12.0%" here, of one run); not where one would pass 100% (an FP8
+    MFU above half the FP8 peak), which reads as an error."""
     shown = span_words(low, high, "{:.1%}")
+    if fp8_over_bf16 and max(mfu, high) * fp8_over_bf16 > 1:
+        fp8_over_bf16 = None   # above the BF16 peak reads as an error: the FP8 basis alone
+    if fp8_over_bf16:
+        r = fp8_over_bf16
+        shown += f" of the FP8 peak, {span_words(low * r, high * r, '{:.1%}')} of the BF16 one"
     low, high = _judged_band(low, high)
     side = band_side(mfu, low, high)
     if side is None:
         return None
     if drawn is not None and drawn.quantile(0.1) <= high and drawn.quantile(0.9) >= low:
         return None
-    return (f"the bill's MFU, {mfu:.1%}, lies {side} what a published run like this one gives "
+    said = f"{mfu:.1%} of the FP8 peak ({mfu * fp8_over_bf16:.1%} of the BF16 peak)" \
+        if fp8_over_bf16 else f"{mfu:.1%}"
+    return (f"the bill's MFU, {said}, lies {side} what a published run like this one gives "
             f"for its plan, {shown} (notebook 04b §6): that run, "
             f"carried to this plan, runs {'slower' if side == 'above' else 'faster'} than the "
             "bill assumes; a pilot of your own settles which")

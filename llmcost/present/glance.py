@@ -1333,6 +1333,10 @@ CAVEATS = [
     (r"^price_usd_per_gpu_hour: the catalogue's \w+ price for (.+?), (\$[\d.]+) per GPU-hour, "
      r"rests on \d+ row\(s\) listed, not available",
      "the GPU price for {0}, {1}/GPU-h, was listed with no capacity to sell: get a quote"),
+    (r"^stack: (\S+) rests on published runs on (.+?) hardware only .*?none on (\S+) such as "
+     r".*?; on (\S+), the newest .*?a bill takes ([\d.]+%) against ([\d.]+%)",
+     "the {0} software is shown on {1} only: on {3}, what {2} runs used, the bill takes {4} MFU, "
+     "not {5}"),
     (r"^(\S+) has no measured efficiency figures",
      "{0} has no measured efficiency figures: its predicted speed is rough"),
     (r"^stack: the scenario sets none, so it is priced on (\S+) \(dated [\d-]+\), older than "
@@ -1483,8 +1487,9 @@ CAVEATS = [
     (r"^(title and description|title|description): the default scenario's own text",
      "the scenario's {0}: the default scenario's text, which describes another run"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
-    (r"^the bill's MFU, ([\d.]+%), lies (above|below) what a published run like this one "
-     r"gives for its plan, ([\d.%-]+) \(",
+    (r"^the bill's MFU, ([\d.]+%)(?: of the FP8 peak \([\d.]+% of the BF16 peak\))?, lies "
+     r"(above|below) what a published run like this one gives for its plan, ([\d.%-]+)"
+     r"(?: of the FP8 peak, [\d.%-]+ of the BF16 one)? \(",
      "the bill's MFU, {0}, is {1} the {2} a published run like it gives on this plan"),
     (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour.*?is "
      r"above its on-demand median, (\$[\d.]+)",

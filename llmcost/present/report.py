@@ -44,9 +44,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from ..bill.checks import (budget_warning, inherited_description_warning, own_stack_hint,
-                           phase_does_not_fit, plan_does_not_fit, scenario_warnings,
-                           states_do_not_fit)
+from ..bill.checks import (budget_warning, fp8_over_bf16, inherited_description_warning,
+                           own_stack_hint, phase_does_not_fit, plan_does_not_fit,
+                           scenario_warnings, states_do_not_fit)
 from ..bill.ledger import (
     OUTSIDE_NOTE,
     build_ledger,
@@ -2266,7 +2266,18 @@ def pilot_band_warning(summary: dict, scenario: dict | None = None) -> str | Non
     lo = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_low")
     hi = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_high")
     return None if None in (m, lo, hi) else \
-        pilot_band_words(m, lo, hi, _drawn_mfu(scenario or {}))
+        pilot_band_words(m, lo, hi, _drawn_mfu(scenario or {}), _fp8_ratio(scenario or {}))
+
+
+def _fp8_ratio(values: dict) -> float | None:
+    """r = peak(FP8) ÷ peak(BF16) of an FP8 scenario's accelerator (``checks.fp8_over_bf16``),
+    whose MFUs are on the FP8 peak; None for another dtype or an accelerator without both."""
+    if values.get("dtype") != "fp8":
+        return None
+    try:
+        return fp8_over_bf16(values.get("accelerator", "H100-SXM"))
+    except (TypeError, ValueError):
+        return None
 
 
 def _drawn_mfu(scenario: dict):
@@ -2304,7 +2315,7 @@ def _estimate_pilot_band(scenario: dict, values: dict, bill) -> str | None:
     if not study.illustrative or x is None:
         return None
     return pilot_band_words(float(bill.figures["mfu"]), x.mfu_low, x.mfu_high,
-                            _drawn_mfu(scenario))
+                            _drawn_mfu(scenario), _fp8_ratio(values))
 
 
 def _version() -> str:

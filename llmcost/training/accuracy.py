@@ -170,6 +170,22 @@ def gpu_generation(accelerator: str) -> str:
     return GPU_GENERATIONS.get(accelerator, accelerator)
 
 
+@lru_cache(maxsize=None)
+def stack_generations(stack: str) -> dict:
+    """The GPU generations (``gpu_generation``) of the published runs priced on the stack
+    profile ``stack``: ``{generation: runs}`` over the rows of data/validation_mfu.csv whose
+    ``stack`` it is (``step_validation.validation_configs``, excluded rows left out), each
+    run's accelerator from data/published_runs.csv. The evidence a profile rests on: e.g.
+    megatron-core-2026 is written from Megatron-Bridge's GB200 / GB300 MXFP8 recipes (a
+    full-iteration CUDA graph), so ``{"Blackwell": 23}`` and no Hopper run. Empty for a
+    profile no published run was priced on."""
+    rows = step_validation.validation_configs()
+    rows = rows[rows["stack"] == stack].merge(
+        step_validation.load_published_runs()[["run_id", "catalog_accelerator"]], on="run_id")
+    counts = rows["catalog_accelerator"].map(gpu_generation).value_counts()
+    return {str(g): int(n) for g, n in counts.items()}
+
+
 def sharding_of(zero_stage: int, stack=None) -> str:
     """The regime's sharding part: ``"FSDP"`` for ZeRO-3, and for ZeRO-2 on a stack whose
     sharding is PyTorch FSDP (``stacks.Stack.pytorch_fsdp``: its ZeRO-2 is FSDP's
