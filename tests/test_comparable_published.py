@@ -404,3 +404,29 @@ def test_scope_filter_matches_the_rules_on_the_table():
     # the scopes are not empty: Hopper BF16 dense runs of a 70B-class model at 1k-16k tokens
     assert len(accuracy._published_in_scope("Hopper", False, (1024.0, 16384.0), False, (),
                                             (70e9 / 4, 70e9 * 4))) > 0
+
+
+def test_a_low_verdict_is_judged_on_measured_runs_not_on_the_fp8_bound():
+    # A trial's Qwen3-30B-A3B on 1,024 H100 in FP8, at 12.0% of the FP8 peak (24.0% of the BF16
+    # one), was judged LOW: "below 50% of the best published 61.9%", Mixtral 8x7B's BF16 run
+    # (438 TFLOP/s on 64 H100, Megatron-Core's MoE README: 438 / 989.4 = 44.3%) × r, r the
+    # largest published FP8 ÷ BF16 speed-up of one plan, an upper bound; the same report said a
+    # published run like it, carried to its plan, runs slower than 12.0%. Half a bound is no
+    # measured run's half: low is judged on the runs as measured (44.3% here, the best
+    # comparable evidence; the comparable FP8 runs as published are lower), the bound judges
+    # only the optimistic side.
+    measured = 438e12 / 989.4e12
+    spec = llmcost.load_model("qwen3-30b-a3b")
+    got = claims.measured_reference("H100-SXM", spec, "fp8", 4096, "qwen3-30b-a3b")
+    assert got[0] == pytest.approx(measured, rel=0.01) and "Mixtral 8x7B" in got[1]
+
+    def verdict(mfu):
+        return claims.check_claim("qwen3-30b-a3b", 15e12, "H100-SXM", mfu=mfu, dtype="fp8",
+                                  n_gpus=1024, seq_len=4096, left_out=False)
+    above = verdict(0.12)   # 24.0% of BF16, above half of 44.3% (22.1%), below half of 61.9%
+    assert above.verdict == "plausible"
+    below = verdict(0.10)   # 20.0% of BF16: below half of the measured run
+    assert below.verdict == "low"
+    assert f"below 50% of the best published {measured:.1%} (" in below.reason
+    assert "as measured; the FP8 bound 61.9%, one BF16 run × r, is an upper bound" in \
+        below.reason
