@@ -2568,3 +2568,39 @@ def test_an_accelerator_left_out_is_named_with_what_fails_not_a_label_or_a_range
         ("TPU v4", "price_usd_per_gpu_hour: the catalogue has no on_demand price for TPU v4"),
         ("H800", "price_usd_per_gpu_hour: the catalogue has no on_demand price for H800")]) == (
         "TPU v4, H800: the catalogue has no on_demand price for each of them")
+
+
+def test_a_reserved_comparison_prices_hardware_without_a_reserved_row_at_its_on_demand_price():
+    """A trial's reserved-price comparison kept B200 at its on-demand median (its one reserved
+    row, AWS's Capacity Block $14.21, lies above it: catalog.discount_price_cap) and left
+    GB200 out, "the catalogue has no reserved price". A reservation is a discount on on-demand
+    (AWS whitepaper "Amazon EC2 Reserved Instances and Other AWS Reservation Models"), so the
+    on-demand median is the most a reserved buyer pays: such a row is priced there and says
+    so; an accelerator with neither price is still left out with its reason."""
+    from llmcost.core.catalog import catalogue_price, current_prices
+    assert current_prices("GB200-NVL72", "reserved").empty
+    od = catalogue_price("GB200-NVL72", "on_demand")[0]
+    s = {**lv._clean(llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")),
+         "pricing": "reserved", "price_usd_per_gpu_hour": None,
+         "model": "llama-3.1-8b", "n_gpus": 64, "train_tokens": 1e11, "mfu": 0.4}
+    assert lv._reserved_fallback_price(s, "GB200-NVL72") == od
+    assert lv._reserved_fallback_price(s, "H100-SXM") is None   # it has reserved rows
+    assert lv._reserved_fallback_price({**s, "pricing": "on_demand"}, "GB200-NVL72") is None
+    assert lv._reserved_fallback_price({**s, "price_usd_per_gpu_hour": 3.0},
+                                       "GB200-NVL72") is None
+    df = lv.hardware_sweep(s).set_index("accelerator")
+    gb = df.loc["GB200-NVL72"]
+    assert gb["price_basis"] == lv.RESERVED_FALLBACK_BASIS
+    assert gb["price_usd_per_gpu_hour"] == pytest.approx(od)
+    assert "CoreWeave" in gb["price_source"]   # the on-demand rows it rests on
+    skipped = dict(df.attrs["skipped"])
+    assert "GB200-NVL72" not in skipped
+    assert skipped["H800"] == ("price_usd_per_gpu_hour: the catalogue has no reserved price "
+                               "for H800")   # no on-demand row either (data/prices.csv)
+    assert current_prices("H800", "on_demand").empty
+    # the move prices the row's price, said (the report's lever ranking moved to such a row and
+    # asked the catalogue for the reserved price it lacks: a ValueError)
+    c = lv.move_to(s, "GB200-NVL72")
+    assert c.name == ("move to GB200-NVL72 (at GB200-NVL72's on-demand median, the most a "
+                      "reserved buyer pays: a high side)")
+    assert c.after["price_usd_per_gpu_hour"] == pytest.approx(od)

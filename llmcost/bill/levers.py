@@ -54,6 +54,7 @@ from ..core.catalog import (
     DATA_DIR,
     SCENARIO_DIR,
     catalogue_price,
+    current_prices,
     list_accelerators,
     list_prices,
     load_accelerator,
@@ -2079,11 +2080,15 @@ def move_to(s: dict, accelerator: str) -> Change:
     if name == _get(s, "accelerator"):
         return _unchanged(s, "the scenario's own accelerator")
     theirs, plan = on_hardware(s, name), kept_plan(s, {"accelerator": name})[1]
+    fallback = _reserved_fallback_price(theirs, name)   # its hardware_sweep row's price
+    if fallback is not None:
+        theirs = {**theirs, "price_usd_per_gpu_hour": fallback}
     m = _get(s, "mfu")
     pred = central_prediction(theirs)[3]
     ratio = pred / central_prediction(s)[3]
     where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
-        catalogue_price(name, _get(s, "pricing"))[1]
+        f"{RESERVED_FALLBACK_BASIS}, {catalogue_price(name, 'on_demand')[1]}" \
+        if fallback is not None else catalogue_price(name, _get(s, "pricing"))[1]
     if "_mfu_pilot" in s:  # the pilots measured their own hardware: elsewhere, the prediction
         after = {**_with_phase_mfus_scaled(theirs, float(ratio)), "mfu": float(pred)}
         how = (f"MFU the central estimate of the step-time model's prediction on {name}, "
@@ -2092,7 +2097,10 @@ def move_to(s: dict, accelerator: str) -> Change:
         after = {**_with_phase_mfus_scaled(theirs, float(ratio)), "mfu": _scale(m, float(ratio))}
         how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
                "(each at its central estimate; a phase's own MFU too)")
-    suffix, before, basis_only = _move_price_words(s, name, after)
+    suffix, before, basis_only = _move_price_words(s, name, after) if fallback is None else (
+        f" (at {name}'s on-demand median, the most a reserved buyer pays: a high side)",
+        f"; before: {_get(s, 'accelerator')} at {_sweep_price_basis(s, _get(s, 'accelerator'))}",
+        False)
     return Change(after, hardware_change(_get(s, "accelerator"), name)
                   + _owned_purchase_words(s, after, name),
                   f"{how}; plan: {plan}; price: {where}"
@@ -2580,6 +2588,9 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
         # no key of the step and raises nothing: a row left out does not search it
         predicted_step(sc)
         sc = _with_fitting_rl_job(sc)
+    on_demand = None if mine else _reserved_fallback_price(sc, acc)
+    if on_demand is not None:   # priced at the most a reserved buyer pays (_sweep_price_basis)
+        sc = {**sc, "price_usd_per_gpu_hour": on_demand}
     plan, st, band, point = central_prediction(sc, model)  # point: p / (1 + c) in the band
     hw_point = point
     if not mine:  # a phase's own MFU moves with the main run's, as move_to prices it
@@ -2597,12 +2608,14 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     ratio = point if "_mfu_pilot" in s and (mine or not _same_generation(
         _get(s, "accelerator"), acc)) else m * hw_point / own
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
-    available, where = _sweep_price_available(sc, acc)
+    available, where = _sweep_price_available(sc if on_demand is None else
+                                              {**sc, "price_usd_per_gpu_hour": None,
+                                               "pricing": "on_demand"}, acc)
     pub = comparable_published_mfu(acc, model.n_params, is_moe=model.is_moe,
                                    dtype=_get(sc, "dtype") or "bf16",
                                    seq_len=int(_get(sc, "seq_len")))
     ceiling, ceiling_src = pub.mfu, pub.describe()   # on the row's own dtype basis
-    basis = _sweep_price_basis(sc, acc)
+    basis = _sweep_price_basis(sc, acc) if on_demand is None else RESERVED_FALLBACK_BASIS
     return {"accelerator": acc, "predicted_mfu": float(st.mfu), "mfu": point, "band_low": band.low,
             "band_high": band.high, "price_basis": basis,
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
@@ -2664,6 +2677,29 @@ def _sweep_billed_mfu_basis(s: dict, mine: bool, capped: bool = False) -> str:
     if mine and "_mfu_pilot" in s:
         return f"{BILLED_MFU_BASES[1]} on {_get(s, 'accelerator')}"
     return BILLED_MFU_BASES[2] if capped else BILLED_MFU_BASES[0]
+
+
+#: ``hardware_sweep``'s ``price_basis`` of another accelerator with no reserved row in the
+#: catalogue when the scenario prices reserved capacity (``_reserved_fallback_price``).
+RESERVED_FALLBACK_BASIS = ("catalogue on-demand median (no reserved row: the most a reserved "
+                           "buyer pays)")
+
+
+def _reserved_fallback_price(sc: dict, acc: str) -> float | None:
+    """The on-demand median of ``acc`` where the scenario prices reserved capacity from the
+    catalogue (no price of its own) and the catalogue has no reserved row for ``acc`` but has
+    on-demand ones: a reservation is "a billing discount applied to the use of On-Demand
+    Instances" (AWS whitepaper "Amazon EC2 Reserved Instances and Other AWS Reservation
+    Models"), so the on-demand price is the most a reserved buyer pays, the rule
+    ``catalog.discount_price_cap`` already applies where a reserved median lies above it (a
+    trial's reserved comparison kept B200 at its on-demand median and left GB200 out, "the
+    catalogue has no reserved price"). The row is then a high-side price, said in its
+    ``price_basis``. None otherwise."""
+    if _get(sc, "pricing") != "reserved" or _get(sc, "price_usd_per_gpu_hour") is not None:
+        return None
+    if len(current_prices(acc, "reserved")) or not len(current_prices(acc, "on_demand")):
+        return None
+    return float(catalogue_price(acc, "on_demand")[0])
 
 
 def _sweep_price_basis(sc: dict, acc: str) -> str:
