@@ -267,8 +267,12 @@ def test_batch_answer_against_mccandlish():
     # B = 4M, B_noise = 2M: E/E_min = 1 + 2 = 3, S/S_min = 1 + 1/2 = 1.5 (McCandlish et al. 2018
     # §2), as batch.tokens_to_target / steps_to_target give them
     text = answers.batch_size(4e6, 2e6, 1e6)
-    assert "**2×** the critical batch" in text and "3.00× the fewest tokens" in text
-    assert "1.50× the fewest steps" in text
+    # McCandlish et al. 2018 §2: E = E_min (1 + B/B_noise) = 3 E_min, S = S_min (1 + B_noise/B)
+    # = 1.5 S_min at B = 2 B_noise, in words a reader can say (a trial could not explain "the
+    # run takes 4.47× the fewest tokens" to its board)
+    assert "**2×** the critical batch" in text and \
+        "reaching that loss takes 3.00× the tokens a very small batch would need (E_min)" in text
+    assert "in 1.50× the steps a very large one would (S_min)" in text
     assert llmcost.batch.tokens_to_target(4e6, 1, 2e6) == pytest.approx(3.0)
     assert llmcost.batch.steps_to_target(4e6, 1, 2e6) == pytest.approx(1.5)
 

@@ -287,6 +287,25 @@ def test_a100_40gb_price_says_its_instance_network_is_not_the_modelled_one():
     assert "differs from the 25 GB/s" in price_network_warning({**s, "n_gpus": 16})
 
 
+def test_a_compare_says_each_price_basis_where_they_differ():
+    # A trial compared H100 and B200 at pricing: reserved, price null, and read
+    # "price_usd_per_gpu_hour $2.72/GPU-h → $7.64/GPU-h": H100's reserved median against B200's
+    # on-demand median ((6.69 + 8.60) / 2, its one reserved row above it: the test above).
+    from llmcost.present.glance import compare_inputs
+    bills = [llmcost.build_ledger({"accelerator": a, "pricing": "reserved",
+                                   "price_usd_per_gpu_hour": None, "n_gpus": 64,
+                                   "model": "llama-2-7b", "train_tokens": 1e11})
+             for a in ("H100-SXM", "B200")]
+    price = next(x for x in compare_inputs(bills) if x.startswith("price_usd_per_gpu_hour"))
+    assert price == ("price_usd_per_gpu_hour $2.72/GPU-h (catalogue reserved median) → "
+                     "$7.64/GPU-h (catalogue on-demand median: no reserved price below it)")
+    # one basis on both sides: no words (two given prices)
+    given = [llmcost.build_ledger({"accelerator": a, "price_usd_per_gpu_hour": p,
+                                   "n_gpus": 64, "model": "llama-2-7b", "train_tokens": 1e11})
+             for a, p in (("H100-SXM", 2.0), ("B200", 5.0))]
+    assert "price_usd_per_gpu_hour $2.00/GPU-h → $5.00/GPU-h" in compare_inputs(given)
+
+
 def test_a_config_json_model_is_named_without_its_authors_folder(tmp_path):
     # A trial: a report of a config.json model printed the author's absolute path
     # (/work/.../qwen2.5-3b.json) in the index's parameters, notebook 09 and the comparison,

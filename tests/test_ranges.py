@@ -1232,3 +1232,24 @@ def test_a_compare_across_gpu_generations_draws_each_mfu_apart(tmp_path):
                   "--samples", "2000").stdout
     assert "but the MFU: the two MFUs are the step-time model's predictions" in " ".join(
         out.split())
+
+
+def test_an_mfu_range_is_said_in_percent_with_the_band_it_was_drawn_for():
+    # A trial read the bill's note "mfu (two-piece triangular 0.06622 / 0.1198 / 0.2579, ...)"
+    # beside its heading's "band 8.3%–21.4%", one range in two forms. By hand, a two-piece
+    # range around m = 12% whose P5 and P95 are 8.3% and 21.4% has its ends at
+    # m − (m − 8.3%) / (1 − √0.1) = 6.59% and m + (21.4% − m) / (1 − √0.1) = 25.7%.
+    import math
+
+    from llmcost.bill.montecarlo import band_drawn
+    from llmcost.bill.ranges import range_words
+    r = band_drawn(0.083, 0.12, 0.214)
+    k = 1 - math.sqrt(0.1)
+    lo, hi = 0.12 - (0.12 - 0.083) / k, 0.12 + (0.214 - 0.12) / k
+    assert (r.low, r.high) == (pytest.approx(lo), pytest.approx(hi))
+    assert range_words("mfu", r) == (f"two-piece triangular {lo:.1%} / 12.0% / {hi:.1%}, median "
+                                     "12.0%: half the draws each side; P5 8.3%, P95 21.4%")
+    # another fraction in percent, without a band; any other input as before
+    tri = Range("triangular", low=0.0, mode=0.1, high=0.3)
+    assert range_words("ledger_reserve_fraction", tri) == "triangular 0.0% / 10.0% / 30.0%"
+    assert range_words("price_usd_per_gpu_hour", tri) == tri.describe()

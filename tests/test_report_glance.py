@@ -478,7 +478,7 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     # compared with a rented bill, the owned one shows the rate its lines charge
     rented = ledger.build_ledger({**nop, "price_usd_per_gpu_hour": 2.5})
     assert "price_usd_per_gpu_hour $2.05/GPU-h hardware (+ energy on its own line) → " \
-           "$2.50/GPU-h" in glance.compare_inputs([ob, rented])
+           "$2.50/GPU-h (given)" in glance.compare_inputs([ob, rented])
     # a bill that leaves nothing out is the whole project's
     full = dict(g, gaps={"whole": [], "partly": [], "defaults": [],
                               "price_default": None})

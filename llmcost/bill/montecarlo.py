@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..training.accuracy import ALPHA, uncapped_high
 from ..core.units import fmt_usd
-from .ranges import Range, is_ranged
+from .ranges import Range, is_ranged, range_words
 from .scenario import ScenarioError, ScenarioNeverFinishes, scenario_error
 
 class Draws(np.ndarray):
@@ -104,7 +104,7 @@ class LedgerDraws:
         df = pd.DataFrame(rows).set_index("key")
         df.attrs["note"] = (
             f"{self.samples:,} Monte Carlo draw{'s' * (self.samples != 1)} (seed {self.seed}) of "
-            + (", ".join(f"{k} ({r.describe()})" for k, r in self.ranges.items()) or
+            + (", ".join(f"{k} ({range_words(k, r)})" for k, r in self.ranges.items()) or
                "no ranged input (every draw is the point bill)")
             + ". Lines add up to the total in every draw and at the mean; the P10 / P50 / P90 "
             "columns are percentiles of each line on its own and do not add up.")
@@ -141,7 +141,7 @@ class LedgerDraws:
             col[2 * j + 1] = float(self.ranges[k].quantile(0.9))
             draws[k] = col
         total = price_draws(self._build, self._values, draws, n)[1]
-        rows = [{"input": k, "range": self.ranges[k].describe(), "p10": draws[k][2 * j],
+        rows = [{"input": k, "range": range_words(k, self.ranges[k]), "p10": draws[k][2 * j],
                  "p90": draws[k][2 * j + 1], "total_at_p10_usd": float(total[2 * j]),
                  "total_at_p90_usd": float(total[2 * j + 1]),
                  "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
@@ -189,7 +189,7 @@ class LedgerDraws:
         for c in stats:
             out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
         out.update({"bill.samples": self.samples, "bill.seed": self.seed,
-                    "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
+                    "bill.ranges": {k: range_words(k, r) for k, r in self.ranges.items()},
                     "bill.tornado": (torn := self.tornado()).to_dict("records"),
                     "bill.tornado_note": torn.attrs["note"] if torn.attrs.get("no_swing") else "",
                     "bill.range_note": s.attrs["note"]})

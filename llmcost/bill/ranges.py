@@ -285,6 +285,26 @@ def band_ends(r: Range) -> tuple:
     return float(bottom), float(top)
 
 
+#: Inputs whose values are fractions, said as percentages by ``range_words``.
+PERCENT_KEYS = ("mfu", "rl_train_mfu", "serve_occupancy", "ledger_rerun_probability",
+                "ledger_reserve_fraction")
+
+
+def range_words(key: str, r: Range) -> str:
+    """``r.describe()`` in the unit of input ``key``: a fraction's figures as percentages
+    (``PERCENT_KEYS``), and an MFU drawn around a band (two-piece, ``montecarlo.band_drawn``)
+    with that band's ends, the draws' P5 and P95 (``band_ends``): a trial read "mfu (two-piece
+    triangular 0.06622 / 0.1198 / 0.2579, ...)" in the bill's note beside "band 8.3%–21.4%" in
+    its heading, one range, and could not tell."""
+    if key not in PERCENT_KEYS:
+        return r.describe()
+    text = r.describe(fmt=lambda x: f"{x:.1%}")
+    if key == "mfu" and r.kind in ("two_piece", "two_piece_cut"):
+        lo, hi = band_ends(r)
+        text += f"; P5 {lo:.1%}, P95 {hi:.1%}"
+    return text
+
+
 def rng_for(seed: int, key: str) -> np.random.Generator:
     """The generator of input ``key``'s draws: ``default_rng([seed, zlib.crc32(key)])``.
 

@@ -550,9 +550,11 @@ def batch_size(batch_tokens: float, b_noise_tokens: float, fill_batch_tokens: fl
     r = batch_tokens / b_noise_tokens
     return (f"The scenario's batch of **{fmt_count(batch_tokens)} tokens** is **{r:.2g}×** the "
             f"critical batch at its target loss (B_noise ≈ {fmt_count(b_noise_tokens)} tokens): "
-            f"the run takes {1 + r:.2f}× the fewest tokens and {1 + 1 / r:.2f}× the fewest "
-            f"steps; a batch of at least {fmt_count(fill_batch_tokens)} tokens per step fills "
-            "every GPU (a smaller one leaves some idle).")
+            f"reaching that loss takes {1 + r:.2f}× the tokens a very small batch would need "
+            f"(E_min) in {1 + 1 / r:.2f}× the steps a very large one would (S_min): a larger "
+            "batch buys fewer steps with more data. A batch of at least "
+            f"{fmt_count(fill_batch_tokens)} tokens per step fills every GPU (a smaller one "
+            "leaves some idle).")
 
 
 #: Below this extra training compute for the run's loss (``scaling.run_efficiency``'s

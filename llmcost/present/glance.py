@@ -50,7 +50,7 @@ from ..bill.checks import GIVEN_MFU_PATTERN, RANGE_POINT_WORDS, fp8_over_bf16
 from ..bill.ranges import Range
 from ..serving.rl import scenario_time_factor
 from ..core.catalog import (current_prices, discount_price_cap, load_model, model_words,
-                            runnable_notebooks, scenario_accelerator)
+                            price_mode_words, runnable_notebooks, scenario_accelerator)
 from ..core.diskcache import disk_cached
 from ..core.units import (fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_gpus, fmt_usd,
                           shorten_words)
@@ -1775,6 +1775,10 @@ def compare_inputs(bills, most: int | None = 8) -> list:
         # a range the scenario gives: its point is priced, the range drawn (a trial read a
         # ranged B by its point alone)
         sa, sb = (v + _given_range_words(x, key) for x, v in zip(bills, (sa, sb)))
+        if key == "price_usd_per_gpu_hour":   # the bases, where they differ
+            ba, bb = (_price_basis_words(x) for x in bills)
+            if ba != bb:
+                sa, sb = sa + ba, sb + bb
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
     same = _same_given_mfu(bills)
@@ -1786,6 +1790,23 @@ def compare_inputs(bills, most: int | None = 8) -> list:
         same = []
     return out + _predicted_plans(bills) + _predicted_corrections(bills) + same + \
         other_inputs_differing(bills, most)
+
+
+def _price_basis_words(bill) -> str:
+    """" (catalogue reserved median)", " (catalogue on-demand median: no reserved price below
+    it)" or " (given)": what a compared bill's GPU-hour price is (``catalog.price_mode_words``),
+    said where A's and B's differ (a trial compared H100's reserved $2.72 with B200's $7.64,
+    its on-demand median, under one "price_usd_per_gpu_hour" heading); "" for owned hardware
+    or a bill without a scenario."""
+    sc = getattr(bill, "scenario", {}) or {}
+    mode, acc = sc.get("pricing", "on_demand"), sc.get("accelerator")
+    if mode == "owned" or not acc:
+        return ""
+    if sc.get("price_usd_per_gpu_hour") is not None:
+        return " (given)"
+    words = price_mode_words(acc, mode)
+    return f" (catalogue {mode.replace('_', '-')} median)" if words == mode else \
+        f" (catalogue {words.replace(' (', ': ').rstrip(')')})"
 
 
 def _given_range_words(bill, key: str) -> str:
