@@ -624,6 +624,8 @@ def _more_module_specs(tiny) -> dict:
                                   "forced": "input_names"}),
         "levers.on_hardware": Spec(dict(s=small, accelerator="A100-80GB"),
                                    {"s": "scenario", "accelerator": "accelerator"}),
+        "levers.fp8_recipe_on": Spec(dict(s=small, accelerator="A100-80GB"),
+                                     {"s": "scenario", "accelerator": "accelerator"}),
         "levers.hardware_change": Spec(dict(before="H100-SXM", after="MI300X"),
                                        {"before": "accelerator", "after": "accelerator"},
                                        {"before": "accelerator", "after": "accelerator"}),

@@ -430,3 +430,12 @@ def test_a_low_verdict_is_judged_on_measured_runs_not_on_the_fp8_bound():
     assert f"below 50% of the best published {measured:.1%} (" in below.reason
     assert "as measured; the FP8 bound 61.9%, one BF16 run × r, is an upper bound" in \
         below.reason
+    # a cost-only claim's MFU range starts there too (a review: $5M for it was still LOW, its
+    # range 30.9%-61.9% of BF16, half the bound to the bound)
+    cost = claims.check_claim("qwen3-30b-a3b", 15e12, "H100-SXM", usd=5e6, dtype="fp8",
+                              n_gpus=1024, seq_len=4096, left_out=False)
+    assert f"steady-state MFU of {measured / 2:.1%}–61.9% of the BF16 peak (50% of the best " \
+           "published as measured, Mixtral 8x7B" in cost.reason
+    assert cost.verdict == "plausible"
+    # the low reason of an FP8 claim says its own peak's figure too
+    assert "20.0% of the BF16 peak (10.0% of the fp8 peak)" in below.reason

@@ -62,3 +62,31 @@ def test_a_recipe_without_fp8_or_mxfp8_off_blackwell_is_refused_with_the_rule():
                         ("GB200-NVL72", "mxfp8")):
         assert validate_parameters(**{"dtype": "fp8", "accelerator": acc,
                                     "fp8_recipe": recipe})["fp8_recipe"] == recipe
+
+
+def _lever_scenario(**over):
+    import llmcost
+    from llmcost.bill import levers as lv
+    return {**lv._clean(llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")),
+            "model": "qwen3-30b-a3b", "accelerator": "B200", "n_gpus": 64, "dtype": "fp8",
+            "train_tokens": 1e11, "mfu": 0.2, **over}
+
+
+def test_the_levers_price_the_recipe_and_move_mxfp8_off_blackwell_as_current_scaling():
+    # A review: the levers' step (levers.predicted_step, hardware_sweep, move_to) dropped the
+    # key, pricing every FP8 run as current scaling beside a bill that took the recipe; and an
+    # MXFP8 scenario's hardware table refused every Hopper accelerator while its move to H100
+    # built a scenario the bill then refused. Off Blackwell the run scales per tensor (NVIDIA's
+    # H100 recipes of the same releases: data/validation_mfu.csv's ...-h100-...-fp8cs rows).
+    from llmcost.bill import levers as lv
+    mx, cs = (_lever_scenario(fp8_recipe=r) for r in ("mxfp8", "current"))
+    # MXFP8 moves fewer cast bytes than current scaling (the first test's hand count): the
+    # levers' step is faster under it, as the bill's is
+    assert lv.predicted_step(mx)[1].step_time_s < lv.predicted_step(cs)[1].step_time_s
+    assert lv.fp8_recipe_on(mx, "H100-SXM") == {"fp8_recipe": "current"}
+    assert lv.fp8_recipe_on(mx, "GB200-NVL72") == {} and lv.fp8_recipe_on(cs, "H100-SXM") == {}
+    c = lv.move_to(mx, "H100-SXM")
+    assert c.after["fp8_recipe"] == "current" and lv.MXFP8_OFF_BLACKWELL_WORDS in c.assumptions
+    assert lv.bill(c.after).total_usd > 0   # a scenario the bill takes
+    row = lv._moved_to(mx, "H100-SXM")
+    assert row["fp8_recipe"] == "current" and row["accelerator"] == "H100-SXM"

@@ -2579,7 +2579,10 @@ def test_a_reserved_comparison_prices_hardware_without_a_reserved_row_at_its_on_
     so; an accelerator with neither price is still left out with its reason."""
     from llmcost.core.catalog import catalogue_price, current_prices
     assert current_prices("GB200-NVL72", "reserved").empty
-    od = catalogue_price("GB200-NVL72", "on_demand")[0]
+    # its one on-demand row: CoreWeave, $42.00 per 4-GPU GB200 NVL72 instance-hour, read
+    # 2026-09 (data/prices.csv), $10.50 per GPU-hour
+    od = 42.00 / 4
+    assert catalogue_price("GB200-NVL72", "on_demand")[0] == pytest.approx(od)
     s = {**lv._clean(llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")),
          "pricing": "reserved", "price_usd_per_gpu_hour": None,
          "model": "llama-3.1-8b", "n_gpus": 64, "train_tokens": 1e11, "mfu": 0.4}
@@ -2604,3 +2607,19 @@ def test_a_reserved_comparison_prices_hardware_without_a_reserved_row_at_its_on_
     assert c.name == ("move to GB200-NVL72 (at GB200-NVL72's on-demand median, the most a "
                       "reserved buyer pays: a high side)")
     assert c.after["price_usd_per_gpu_hour"] == pytest.approx(od)
+
+
+def test_the_cheapest_provider_lever_says_the_rows_caveat():
+    """A procurement trial's biggest lever for 2,048 GPUs was "the cheapest listed provider
+    (RunPod, $2.69/GPU-h)", a row whose notes read "Community Cloud (third-party hosts, no DC
+    SLA)" (data/prices.csv), and the lever said nothing of it."""
+    from llmcost.core.catalog import list_prices
+    rows = list_prices("H100-SXM", "on_demand", current_only=True)
+    best = rows[rows["available"]].sort_values("price_usd_per_gpu_hour").iloc[0]
+    assert (best["provider"], best["price_usd_per_gpu_hour"]) == ("RunPod", 2.69)
+    assert "Community Cloud" in best["notes"]
+    s = {**lv._clean(llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"))}
+    c = lv.cheapest_provider(s)
+    assert c.name == ("the cheapest listed provider (RunPod, $2.69/GPU-h; community hosts, no "
+                      "data-centre SLA)")
+    assert c.risk.endswith("(a list price, not a quote); community hosts, no data-centre SLA")

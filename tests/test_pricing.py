@@ -123,3 +123,39 @@ def test_owned_hardware_without_a_power_figure_says_what_to_give(tmp_path):
     sc.write_text("model: llama-2-13b\naccelerator: TPU v5p\nn_gpus: 64\ntrain_tokens: 3e11\n"
                   "mfu: 0.45\npricing: owned\nprice_usd_per_gpu_hour: 1.5\n")
     assert report.estimate_ledger(str(sc)).total_usd > 0   # the advice works
+
+
+def test_the_default_purchase_price_is_said_with_its_basis_and_date():
+    # A procurement trial read "owned: $27,500 per GPU amortised as Cottier et al. 2024" beside
+    # 2026 rental prices, with no date or source: the default is the midpoint of a Raymond James
+    # estimate, an H100 sells for $25,000-$30,000, reported by Tae Kim (Barron's) on 2023-08-16.
+    own = pricing.owned_usd_per_gpu_hour("H100-SXM")
+    assert own["acquisition_default"] and own["acquisition_usd_per_gpu"] == (25_000 + 30_000) / 2
+    words = pricing.owned_price_words(own)
+    assert words.startswith("owned: $27,500 per GPU (the workbook's default: the midpoint of a "
+                            "$25,000-$30,000 H100 sale price, a Raymond James estimate reported "
+                            "2023-08; ledger_owned_usd_per_gpu for your quote) amortised as ")
+    given = pricing.owned_usd_per_gpu_hour("H100-SXM", 40_000)
+    assert not given["acquisition_default"]
+    assert pricing.owned_price_words(given).startswith("owned: $40,000 per GPU amortised as ")
+
+
+def test_a_hardware_row_and_a_compare_say_which_owned_price_they_bill():
+    # The trial's owned B200 at its $40,000 purchase: the hardware table's H100 row read
+    # "owned: purchase price amortised with energy (..., ledger_owned_usd_per_gpu)", though the
+    # scenario's price is its B200's and the H100 row bills the $27,500 default; and its
+    # compare read "ledger_pue null → 1.3" where null bills PUE 1.1 (Cottier et al. App. A.4).
+    import llmcost
+    from llmcost.bill import levers
+    from llmcost.present.glance import other_inputs_differing
+    s = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), "pricing": "owned",
+         "price_usd_per_gpu_hour": None, "accelerator": "B200", "n_gpus": 64,
+         "ledger_owned_usd_per_gpu": 40_000.0, "ledger_pue": 1.3}
+    ok, where = levers._sweep_price_available(levers._moved_to(s, "H100-SXM"), "H100-SXM")
+    assert ok and where.startswith("owned: $27,500 per GPU (the workbook's default")
+    assert levers._sweep_price_available(s, "B200")[1] == levers.OWNED_PRICE_SOURCE
+    h100 = {**s, "accelerator": "H100-SXM", "ledger_owned_usd_per_gpu": None, "ledger_pue": None}
+    bills = [llmcost.build_ledger(x) for x in (h100, s)]
+    said = other_inputs_differing(bills)
+    assert "ledger_owned_usd_per_gpu null ($27.5k, the default) → $40.0k" in said
+    assert "ledger_pue null (1.1, the default) → 1.3" in said

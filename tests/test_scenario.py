@@ -528,3 +528,13 @@ def test_optimizer_recipe_help_says_the_recipe_a_null_takes_on_each_generation()
     assert scenario_recipe_name({"dtype": "fp8", "accelerator": "B200"}) == "fp8_mixed"
     assert scenario_recipe_name({"dtype": "bf16", "accelerator": "H100-SXM"}) == \
         "bf16_adam_fp32_grads"
+
+
+def test_a_choice_written_with_a_hyphen_or_a_space_is_that_choice():
+    # A procurement trial wrote `pricing: on-demand` (the word's usual spelling) and was told
+    # only the four choices; case, hyphens and spaces do not make another choice.
+    from llmcost.bill.scenario import validate_parameter
+    assert validate_parameter("pricing", "on-demand") == "on_demand"
+    assert validate_parameter("pricing", "On Demand") == "on_demand"
+    with pytest.raises(ScenarioError, match="pricing='ondemand' must be one of 'on_demand'"):
+        validate_parameter("pricing", "ondemand")

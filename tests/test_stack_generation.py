@@ -70,9 +70,10 @@ def test_the_2026_profile_on_h100_is_said_with_what_hopper_runs_used():
     # the step time scales as 1 / MFU: the same run takes bill_here / bill_alt the time there
     assert bill_here > bill_alt and f"the same run in {bill_here / bill_alt:.2f}× the time" in w
     assert w.endswith("set `stack: megatron-core-2025` for what Hopper runs have shown.")
-    assert caveat_line(w) == (f"the megatron-core-2026 software is shown on Blackwell only: on "
-                              f"megatron-core-2025, what Hopper runs used, the bill takes "
-                              f"{bill_alt:.1%} MFU, not {bill_here:.1%}")
+    assert caveat_line(w) == (f"megatron-core-2026 has no published Hopper run: "
+                              f"megatron-core-2025 would bill {bill_alt:.1%} MFU, not "
+                              f"{bill_here:.1%}")
+    assert len(caveat_line(w)) < 100
 
 
 def test_no_word_where_the_profile_has_runs_of_the_generation_or_the_mfu_is_given():
@@ -83,3 +84,16 @@ def test_no_word_where_the_profile_has_runs_of_the_generation_or_the_mfu_is_give
     assert "Ampere" not in stack_generations("megatron-core-2024")
     assert stack_generation_warning({**QWEN3_H100, "accelerator": "A100-80GB",
                                      "dtype": "bf16"}, True) is None
+
+
+def test_the_newer_stack_hint_offers_only_a_profile_with_runs_of_the_generation():
+    # A review: H200 (Hopper, 2024) on the default stack was told "set `stack:
+    # megatron-core-2026`", and that stack set was told to leave it (the warning above). The
+    # newest profile with Hopper runs is megatron-core-2025; Blackwell's is megatron-core-2026.
+    from llmcost.bill.checks import newer_stack_for
+    base = {**QWEN3_H100, "stack": "megatron-core-2024"}
+    assert newer_stack_for({**base, "accelerator": "H200"}).name == "megatron-core-2025"
+    assert newer_stack_for({**base, "accelerator": "GB200-NVL72"}).name == "megatron-core-2026"
+    # an accelerator no profile has a run of (MI325X, its own generation): none offered
+    assert stack_generations("megatron-core-2026").get("MI325X") is None
+    assert newer_stack_for({**base, "accelerator": "MI325X"}) is None

@@ -342,15 +342,18 @@ def newer_stack_for(values: dict):
     year or later (a year the catalogue gives, not a month: GB200, 2024, and B200 shipped after
     megatron-core-2024's June profile, whose MoE dispatch predates them; a finance trial's
     Qwen3-30B-A3B on 576 GB200 billed 42% less on megatron-core-2026 and the lever said "not
-    later"); None otherwise (no later profile, an accelerator without a year, or an unknown
-    one). ``newer_stack_hint`` says it; ``levers.newer_stack`` prices it."""
+    later"); only a profile with published runs of the accelerator's GPU generation
+    (``accuracy.stack_generations``: a review found H200 told to set megatron-core-2026, whose
+    runs are all Blackwell, which ``stack_generation_warning`` then told to leave); None
+    otherwise (no such later profile, an accelerator without a year, or an unknown one).
+    ``newer_stack_hint`` says it; ``levers.newer_stack`` prices it."""
     here, gpu = _stack_and_gpu(values)
     if gpu is None or gpu.year is None or gpu.year < int(here.date[:4]):
         return None
-    family = here.name.rsplit("-", 1)[0]
+    family, gen = here.name.rsplit("-", 1)[0], gpu_generation(gpu.name)
     later = [load_stack(n) for n in list_stacks() if n.rsplit("-", 1)[0] == family]
-    later = sorted((st for st in later if int(st.date[:4]) >= gpu.year and st.date > here.date),
-                   key=lambda st: st.date)
+    later = sorted((st for st in later if int(st.date[:4]) >= gpu.year and st.date > here.date
+                    and gen in stack_generations(st.name)), key=lambda st: st.date)
     return later[-1] if later else None
 
 

@@ -42,9 +42,11 @@ the price, then ask what the figure leaves out.
     best of them on that basis is above every comparable published FP8 run; a BF16 run counts
     × r, the largest published FP8 ÷ BF16 speed-up of one plan (``accuracy.fp8_bound_of_bf16``),
     where that is higher;
-  - ``low``: ``MFU_implied`` (BF16 peak) below ``LOW_SHARE`` × that best figure: either the
-    claim covers more than the final run (other phases, ablations, failed runs) or the run was
-    that far below the best published one, as published final runs are (``LOW_SHARE``);
+  - ``low``: ``MFU_implied`` (BF16 peak) below ``LOW_SHARE`` × that best figure (× the best
+    comparable run as measured where the best is a BF16 run × r, an upper bound:
+    ``_low_yardstick``): either the claim covers more than the final run (other phases,
+    ablations, failed runs) or the run was that far below the best published one, as
+    published final runs are (``LOW_SHARE``);
   - ``plausible`` otherwise.
 
   A claim of money alone is judged on its cost (``_cost_only_verdict``): ``implausible`` below
@@ -1348,7 +1350,8 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
     the best published MFU (``best_reference``: ``accuracy.comparable_published_mfu``'s rule,
     the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
     for a scenario) and
-    the plausible steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to
+    the plausible steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` (× the best
+    as measured where the best is a scaled bound, ``measured_reference``) to
     ``best`` (the best at any size, ``any_size_bound``, no higher than the ceiling, standing in
     for an unknown best, else the ceiling); a training context beyond the
     model's is noted (``checks.context_warning``, the sentence ``llmcost estimate`` warns with)."""
@@ -1393,10 +1396,13 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
     # physical bounds, the matmul ceiling and the cost floor, are set against
     fc = float(training_flops(spec, c.train_tokens, c.seq_len, method="detailed", causal=True))
     chain = scaled_reference_chain(acc.name, spec, best, dtype, c.seq_len, own)
-    return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
-                    notes, bound=bound, bound_source=bound_src, chain=chain,
-                    measured=measured_reference(acc.name, spec, dtype, c.seq_len, own)
-                    if chain else None, fc=fc)
+    measured = measured_reference(acc.name, spec, dtype, c.seq_len, own) if chain else None
+    # the low end of a cost-only claim's MFU is half the best as measured where the best is a
+    # scaled bound (``_low_yardstick``)
+    low_of = measured[0] if measured is not None and best is not None else mfu_hi
+    return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * low_of, mfu_hi),
+                    notes, bound=bound, bound_source=bound_src, chain=chain, measured=measured,
+                    fc=fc)
 
 
 def _best_bf16_evidence(accelerator: str, n_params: float, is_moe, seq_len, exclude_runs=(),
@@ -1716,7 +1722,8 @@ def _mfu_verdict(j: _Judging) -> None:
     ``best`` = ``best_reference`` or, with no comparable run,
     > the best of its class at any size (``any_size_bound``, the bound ``llmcost estimate``
     caps its band at); ``low`` if
-    (BF16) < ``LOW_SHARE`` (0.5) × ``best``; else ``plausible``."""
+    (BF16) < ``LOW_SHARE`` (0.5) × ``best`` (× the best as measured where ``best`` is a BF16
+    run × r, ``_low_yardstick``); else ``plausible``."""
     dtype, steady, best, bsrc = j.c.dtype, j.steady, j.best, j.best_source
     ref, rsrc = (best, bsrc) if best is not None else (j.bound, j.bound_source)
     what = "comparable run" if best is not None else (
@@ -1753,8 +1760,9 @@ def _mfu_verdict(j: _Judging) -> None:
     elif best is not None and steady["bf16"] < LOW_SHARE * _low_yardstick(j)[0]:
         j.verdict = "low"
         low, lsrc = _low_yardstick(j)
-        j.reason = (f"steady-state MFU {_pct(steady['bf16'])} of the BF16 peak (MFU basis, as "
-                    f"published MFUs count) is below "
+        also = "" if dtype == "bf16" else f" ({_pct(steady[dtype])} of the {dtype} peak)"
+        j.reason = (f"steady-state MFU {_pct(steady['bf16'])} of the BF16 peak{also} (MFU basis, "
+                    f"as published MFUs count) is below "
                     f"{LOW_SHARE:.0%} of the best published {low:.1%} ({lsrc}): either the "
                     "figure covers more than the final run (other phases, ablations, failed "
                     f"runs) or the run was that far below the best published one; {LOW_WORDS}")
@@ -1923,7 +1931,8 @@ def _cost_only_verdict(j: _Judging) -> None:
     """A claim of money alone: first the floor (``_cost_floor``: the FLOPs at the matmul ceiling
     and the least an hour of the accelerator or of its generation can cost,
     ``least_hour_price``), ``implausible`` below it; then the price it needs, ``usd ÷ H(m)``
-    with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` to ``best``:
+    with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` (the best
+    as measured where the best is a scaled bound, ``_low_yardstick``) to ``best``:
     ``optimistic`` if even at ``best`` it is below that least hour price by more than the claim's
     ``tolerance`` (the rule of ``_price_judgement``), ``low`` if even at the low end above the
     pricing mode's highest catalogue price, else ``plausible``. A floor that cannot be priced
@@ -1934,9 +1943,12 @@ def _cost_only_verdict(j: _Judging) -> None:
     h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
     j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
     j.floor, j.floor_source = _cost_floor(j)
+    span = (f"{LOW_SHARE:.0%} of the best published to the best, {j.best_source}"
+            if not (j.chain and j.measured) else
+            f"{LOW_SHARE:.0%} of the best published as measured, {j.measured[1]}, to the FP8 "
+            f"bound, {j.best_source}")
     at = (f"{usd_rate(j.needed[0])}–{usd_rate(j.needed[1])}/GPU-h at a steady-state MFU of "
-          f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
-          f"best published to the best, {j.best_source}; {h_at[m_lo]:,.0f}–"
+          f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({span}; {h_at[m_lo]:,.0f}–"
           f"{gpu_h(h_at[m_hi])} GPU-h)")
     if j.floor is None:
         j.verdict = "not judged"

@@ -55,6 +55,7 @@ from ..core.catalog import (
     SCENARIO_DIR,
     catalogue_price,
     current_prices,
+    price_caveat,
     list_accelerators,
     list_prices,
     load_accelerator,
@@ -90,7 +91,8 @@ from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind,
                      headline_draws, point_outside, simulate_ledger)
 from .montecarlo import beyond_rounding
 from .pilot import pilot_given, pilot_mfu, without_pilot
-from .pricing import default, owned_usd_per_gpu_hour, purchase_price_on
+from .pricing import (ACQUISITION_DEFAULT_WORDS, default, owned_usd_per_gpu_hour,
+                      purchase_price_on)
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .scenario import (
     LEDGER_DEFAULTS,
@@ -305,7 +307,7 @@ _STEP_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens"
               "optimizer_recipe", "mem_reserve_fraction", "stack", "comm_tp_overlap",
               "comm_pp_overlap", "comm_dp_overlap", "fsdp_backward_prefetch",
               "comm_scaleout_bytes_per_s", "comm_scaleout_latency_s",
-              "efficiency_profile") + PLAN_PARAMETERS
+              "efficiency_profile", "fp8_recipe") + PLAN_PARAMETERS
 _STEP_MEMO: dict = {}
 
 
@@ -1273,8 +1275,29 @@ def _moved_to(s: dict, accelerator: str) -> dict:
     """``on_hardware``'s scenario before its RL job is fitted to the hardware: the plan as
     ``kept_plan`` rules and the hardware's price."""
     s, accelerator = _clean(s), load_accelerator(accelerator).name
-    return {**kept_plan(s, {"accelerator": accelerator})[0], "price_usd_per_gpu_hour": None,
+    changes = {"accelerator": accelerator, **fp8_recipe_on(s, accelerator)}
+    return {**kept_plan(s, changes)[0], "price_usd_per_gpu_hour": None,
             **purchase_price_on(s, accelerator)}  # an owned purchase price is its hardware's
+
+
+#: What ``fp8_recipe_on`` runs MXFP8 as off Blackwell, and the words a move says it with.
+MXFP8_OFF_BLACKWELL = "current"
+MXFP8_OFF_BLACKWELL_WORDS = ("FP8 as per-tensor current scaling there (MXFP8 is a Blackwell "
+                             "format: Hopper's FP8 recipes scale per tensor)")
+
+
+def fp8_recipe_on(s: dict, accelerator: str) -> dict:
+    """The FP8 recipe a scenario's run takes on ``accelerator``: ``{"fp8_recipe": "current"}``
+    where the scenario scales in MX blocks (``fp8_recipe: mxfp8``, a Blackwell tensor-core
+    format, ``scenario._check_fp8_recipe``) and ``accelerator`` is not Blackwell
+    (``accuracy.gpu_generation``): Megatron-Bridge's H100 recipes of the same releases run FP8
+    current scaling (data/validation_mfu.csv's ``…-h100-…-fp8cs`` rows); {} otherwise. A
+    review: an MXFP8 scenario's hardware table left out every Hopper accelerator, refused, and
+    its move to H100 priced a scenario the bill then refused."""
+    s, accelerator = _clean(s), load_accelerator(accelerator).name   # each refused if bad
+    if s.get("fp8_recipe") != "mxfp8" or gpu_generation(accelerator) == "Blackwell":
+        return {}
+    return {"fp8_recipe": MXFP8_OFF_BLACKWELL}
 
 
 def _with_fitting_rl_job(moved: dict) -> dict:
@@ -1825,14 +1848,17 @@ def cheapest_provider(s: dict) -> Change:
         return _unchanged(s, f"the bill's ${now:.2f}/GPU-h is already at or below the "
                           f"cheapest buyable {pricing} price for {acc} "
                           f"({best['provider']} {best['date']}, ${cheapest:.2f})")
+    caveat = price_caveat(best["notes"])   # a procurement trial was offered RunPod's
+    caveat = f"; {caveat}" if caveat else ""  # Community Cloud for 2,048 GPUs, no word of it
     return Change({**s, "price_usd_per_gpu_hour": _scale(given if given is not None else now,
                                                          cheapest / now)},
                   "the provider may lack the capacity for the run's GPUs at once, or the same "
-                  "interconnect, storage or support (a list price, not a quote)",
+                  f"interconnect, storage or support (a list price, not a quote){caveat}",
                   f"{best['provider']} {best['date']} ${cheapest:.2f}/GPU-h, the cheapest of "
                   f"{len(rows)} buyable current {pricing} price(s) for {acc}, against "
                   f"${now:.2f}", f"data/prices.csv ({best['provider']}: {best['source']})", "",
-                  f"the cheapest listed provider ({best['provider']}, ${cheapest:.2f}/GPU-h)")
+                  f"the cheapest listed provider ({best['provider']}, ${cheapest:.2f}/GPU-h"
+                  f"{caveat})")
 
 
 def spot_offers(accelerator: str) -> pd.DataFrame:
@@ -2097,6 +2123,8 @@ def move_to(s: dict, accelerator: str) -> Change:
         after = {**_with_phase_mfus_scaled(theirs, float(ratio)), "mfu": _scale(m, float(ratio))}
         how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
                "(each at its central estimate; a phase's own MFU too)")
+    if fp8_recipe_on(s, name):
+        how += f"; {MXFP8_OFF_BLACKWELL_WORDS}"
     suffix, before, basis_only = _move_price_words(s, name, after) if fallback is None else (
         f" (at {name}'s on-demand median, the most a reserved buyer pays: a high side)",
         f"; before: {_get(s, 'accelerator')} at {_sweep_price_basis(s, _get(s, 'accelerator'))}",
@@ -2724,7 +2752,13 @@ def _sweep_price_available(sc: dict, acc: str) -> tuple:
     if _get(sc, "price_usd_per_gpu_hour") is not None:
         return True, "the scenario's own price"
     if pricing == "owned":  # no catalogue row: bought hardware, amortised by the ledger
-        return True, OWNED_PRICE_SOURCE
+        if _get(sc, "ledger_owned_usd_per_gpu") is not None:
+            return True, OWNED_PRICE_SOURCE
+        # the default purchase price (pricing.purchase_price_on drops the scenario's on
+        # another accelerator): a trial's B200 at its $40,000 read H100's row as at its price
+        return True, (f"owned: ${default('h100_acquisition_usd'):,.0f} per GPU "
+                      f"({ACQUISITION_DEFAULT_WORDS}) amortised with energy "
+                      "(llmcost.pricing.owned_usd_per_gpu_hour)")
     return (bool(list_prices(acc, pricing, current_only=True)["available"].all()),
             catalogue_price(acc, pricing)[1])
 

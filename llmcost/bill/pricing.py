@@ -83,9 +83,11 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     Returns
     -------
     dict with ``capex_usd_per_gpu_hour``, ``energy_usd_per_gpu_hour``, ``usd_per_gpu_hour``
-    (their sum), ``kw_per_gpu`` (facility power per accelerator) and ``acquisition_usd_per_gpu``.
+    (their sum), ``kw_per_gpu`` (facility power per accelerator), ``acquisition_usd_per_gpu``
+    and ``acquisition_default`` (True where the price is the workbook's H100 default).
     """
     accelerator = as_accelerator(accelerator)
+    taken = acquisition_usd_per_gpu is None
     if acquisition_usd_per_gpu is None:
         if accelerator.name != "H100-SXM":
             # a trial's owned A100 scenario gave ledger_owned_usd_per_gpu and read that the
@@ -108,7 +110,8 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
                                  nonnegative=True))
     return {"capex_usd_per_gpu_hour": capex, "energy_usd_per_gpu_hour": kw * usd_kwh,
             "usd_per_gpu_hour": capex + kw * usd_kwh, "kw_per_gpu": kw,
-            "acquisition_usd_per_gpu": price, "cluster_usd_per_gpu": cluster}
+            "acquisition_usd_per_gpu": price, "cluster_usd_per_gpu": cluster,
+            "acquisition_default": taken}
 
 
 #: The inputs of an owned GPU-hour (``owned_usd_per_gpu_hour``) that ``owned_hour_range``
@@ -161,10 +164,25 @@ def owned_price_words(own: dict) -> str:
     amortised, the hardware rate capex $/GPU-h that every GPU-hour line of the bill charges, and
     the energy of a GPU-hour, which the bill prices on its electricity line, not in that rate
     (``ledger._basis``: rate = price − energy)."""
-    return (f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
+    return (f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU"
+            + (f" ({ACQUISITION_DEFAULT_WORDS})" if own.get("acquisition_default") else "")
+            + f" amortised as Cottier et al. "
             f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware, the rate of the compute "
             f"lines, + ${own['energy_usd_per_gpu_hour']:.3f}/GPU-h energy, priced on the "
             "electricity line)")
+
+
+def _acquisition_default_words() -> str:
+    """The default H100 purchase price's basis and date, from data/ledger_defaults.csv: a
+    procurement trial read "$27,500 per GPU" beside 2026 rental prices with no date or
+    source."""
+    row = default_rows()["h100_acquisition_usd"]
+    return (f"the workbook's default: the midpoint of a ${float(row['low']):,.0f}-"
+            f"${float(row['high']):,.0f} H100 sale price, a Raymond James estimate reported "
+            f"{row['date']}; ledger_owned_usd_per_gpu for your quote")
+
+
+ACQUISITION_DEFAULT_WORDS = _acquisition_default_words()
 
 
 def facility_kw_per_gpu(accelerator, pue=None) -> float:

@@ -215,8 +215,9 @@ _price = _refuse_if(
 _FP8_SPELLINGS = {"fp8-e4m3": None, "fp8_e4m3": None, "e4m3": None, "fp8-e5m2": None,
                   "fp8_e5m2": None, "e5m2": None, "fp8-hybrid": None, "mxfp8": "mxfp8",
                   "fp8-mx": "mxfp8", "fp8_mx": "mxfp8", "fp8mx": "mxfp8", "fp8-cs": "current",
-                  "fp8cs": "current", "fp8-current": "current", "fp8-delayed": "delayed",
-                  "fp8-blockwise": "blockwise"}
+                  "fp8cs": "current", "fp8-current": "current", "fp8_current": "current",
+                  "fp8-delayed": "delayed", "fp8_delayed": "delayed", "fp8-blockwise": "blockwise",
+                  "fp8_blockwise": "blockwise"}
 
 
 def _dtype(name, v):
@@ -233,13 +234,19 @@ def _dtype(name, v):
                             "names its scaling") + ")") from None
 
 
+def _spelling(word: str) -> str:
+    """A choice's spelling for comparison: case folded, hyphens and spaces as underscores."""
+    return re.sub(r"[\s-]+", "_", word.strip().casefold())
+
+
 def _one_of(*allowed):
-    """A check that ``v`` is one of ``allowed``; a string that differs from one only in case
-    (``dtype: FP8``) is that one, in its spelling here, as a catalogue model name is."""
+    """A check that ``v`` is one of ``allowed``; a string that differs from one only in case,
+    hyphens or spaces (``dtype: FP8``, ``pricing: on-demand``, a procurement trial's first
+    try) is that one, in its spelling here, as a catalogue model name is."""
     def check(name, v):
         if v not in allowed:
             same = [a for a in allowed if isinstance(a, str) and isinstance(v, str)
-                    and a.casefold() == v.casefold()]
+                    and _spelling(a) == _spelling(v)]
             if len(same) == 1:
                 return same[0]
             raise ScenarioError(f"{name}={v!r} must be one of {', '.join(map(repr, allowed))}")

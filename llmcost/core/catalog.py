@@ -610,6 +610,17 @@ def _median_price(df: pd.DataFrame, pricing: str) -> tuple[float, str]:
 DISCOUNT_MODES = ("reserved", "spot")
 
 
+#: What a price row's notes flag (data/prices.csv), in a reader's words: ``llmcost list
+#: prices``' caveat column and the cheapest-provider lever's risk.
+PRICE_CAVEATS = (("[secondary, unverified]", "unverified (secondary copy)"),
+                 ("Community Cloud", "community hosts, no data-centre SLA"))
+
+
+def price_caveat(notes) -> str:
+    """The caveats ``PRICE_CAVEATS`` finds in a price row's notes, joined; "" for none."""
+    return "; ".join(w for key, w in PRICE_CAVEATS if key in str(notes))
+
+
 def price_mode_words(accelerator: str, pricing: str) -> str:
     """The basis of ``accelerator``'s default catalogue price for ``pricing``, in a reader's
     words: the mode itself ("reserved"), or "on-demand median (no reserved price below it)"

@@ -1162,7 +1162,9 @@ TABLE_VIEWS = {
                      ("notebooks", "notebooks it can run", str)],
     "prices": [("accelerator", "accelerator", str), ("provider", "provider", str),
                ("pricing", "pricing", str), ("price_usd_per_gpu_hour", "USD/GPU-h", _num(".2f")),
-               ("date", "date", str), ("current", "current", lambda v: "yes" if v else "no")],
+               ("date", "date", str), ("current", "current", lambda v: "yes" if v else "no"),
+               ("available", "buyable", lambda v: "yes" if v else "NO (listed, none to sell)"),
+               ("min_term_days", "min term (days)", str), ("caveat", "caveat", str)],
     "runs": [("run_id", "run", str), ("catalog_model", "model (scenario name)", str),
              ("catalog_accelerator", "accelerator (scenario name)", str),
              ("n_accelerators", "GPUs", _num(",.0f")),
@@ -1209,6 +1211,8 @@ def _list(what: str, fmt: str = "table") -> int:
         df = catalog.list_accelerators()
     elif what == "prices":
         df = catalog.list_prices()
+        if fmt == "table":   # what a row's notes flag, in a word (a procurement trial read an
+            df["caveat"] = df["notes"].map(catalog.price_caveat)  # unverified row as any other)
     elif what == "runs":  # the names a scenario takes; what the source printed where none
         df = catalog.load_published_runs()
         df["catalog_model"] = df["catalog_model"].fillna(

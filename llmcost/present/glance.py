@@ -47,6 +47,7 @@ from ..bill.ledger import (
     simulate_ledger,
 )
 from ..bill.checks import GIVEN_MFU_PATTERN, RANGE_POINT_WORDS, fp8_over_bf16
+from ..bill.pricing import default
 from ..bill.ranges import Range
 from ..serving.rl import scenario_time_factor
 from ..core.catalog import (current_prices, discount_price_cap, load_model, model_words,
@@ -1335,8 +1336,7 @@ CAVEATS = [
      "the GPU price for {0}, {1}/GPU-h, was listed with no capacity to sell: get a quote"),
     (r"^stack: (\S+) rests on published runs on (.+?) hardware only .*?none on (\S+) such as "
      r".*?; on (\S+), the newest .*?a bill takes ([\d.]+%) against ([\d.]+%)",
-     "the {0} software is shown on {1} only: on {3}, what {2} runs used, the bill takes {4} MFU, "
-     "not {5}"),
+     "{0} has no published {2} run: {3} would bill {4} MFU, not {5}"),
     (r"^(\S+) has no measured efficiency figures",
      "{0} has no measured efficiency figures: its predicted speed is rough"),
     (r"^stack: the scenario sets none, so it is priced on (\S+) \(dated [\d-]+\), older than "
@@ -1918,6 +1918,24 @@ def _same_mfu_other_dtype(sc: list, mfu: float, how: str) -> list:
             "FP8 lever holds the saving there; `mfu: predict` predicts each)"]
 
 
+def _owned_default(key: str):
+    """The default an owned bill takes for ``key`` left null, in words, or None (the H100's
+    purchase price only on an H100: another accelerator needs its own)."""
+    def words(d: dict):
+        if key == "ledger_owned_usd_per_gpu":
+            return fmt_usd(default("h100_acquisition_usd")) \
+                if (d.get("accelerator") or "H100-SXM") == "H100-SXM" else None
+        if key == "ledger_pue":
+            return f"{default('pue'):g}"
+        return f"${default('electricity_usd_per_kwh'):.4g}/kWh"
+    return words
+
+
+#: The owned-hardware keys whose null ``other_inputs_differing`` says as the default it bills.
+OWNED_DEFAULTS = {k: _owned_default(k) for k in
+                  ("ledger_owned_usd_per_gpu", "ledger_pue", "ledger_electricity_usd_per_kwh")}
+
+
 def other_inputs_differing(bills, most: int | None = 8) -> list:
     """The scenario keys outside ``COMPARE_INPUTS`` (and the title and description) on which
     two bills' scenarios differ, ``"key a → b"`` in key order, each value cut to 40 characters
@@ -1944,6 +1962,9 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
                 "published runs' median)" if scenario_time_factor(d) != 1 else "the model's)")
         if k == "rl_rollout_weight_dtype" and x is None:   # null: the serving precision's
             x = f"null (serve_weight_dtype's: {d.get('serve_weight_dtype') or 'bf16'})"
+        if x is None and k in OWNED_DEFAULTS and d.get("pricing") == "owned":  # what null bills
+            got = OWNED_DEFAULTS[k](d)   # (a trial read "ledger_pue null → 1.3")
+            x = x if got is None else f"null ({got}, the default)"
         if "usd" in str(k) and isinstance(x, Range):  # dollars as dollars (a trial read
             x = x.describe(fmt=fmt_usd)                # "triangular 1e+04 / 1.5e+04 / 2e+04")
         elif "usd" in str(k) and isinstance(x, (int, float)) and not isinstance(x, bool):
