@@ -2623,3 +2623,26 @@ def test_the_cheapest_provider_lever_says_the_rows_caveat():
     assert c.name == ("the cheapest listed provider (RunPod, $2.69/GPU-h; community hosts, no "
                       "data-centre SLA)")
     assert c.risk.endswith("(a list price, not a quote); community hosts, no data-centre SLA")
+
+
+def test_a_hardware_comparison_of_two_medians_names_their_providers():
+    """A procurement trial read "cheapest rankable hardware: H200", 20% below H100, both at
+    catalogue on-demand medians: H100's of five providers (AWS $6.88, Azure $12.29, CoreWeave
+    $6.155, Lambda $3.99, RunPod $2.69), H200's of two (CoreWeave $6.305, Hyperstack $3.99;
+    data/prices.csv). At CoreWeave, the one provider listing both, the H200 hour costs 2% more.
+    The note names the providers and the prices where one lists both."""
+    own = {"accelerator": "H100-SXM", "price_basis": "catalogue median (on_demand)"}
+    alt = {"accelerator": "H200", "price_basis": "catalogue median (on_demand)"}
+    words = lv._same_provider_words(own, alt, "on_demand")
+    assert words == ("; the two medians rest on different providers (H100-SXM: AWS, Azure, "
+                     "CoreWeave, Lambda, RunPod; H200: CoreWeave, Hyperstack): CoreWeave lists "
+                     "both, $6.16 and $6.30/GPU-h")   # $6.155 and $6.305 at two decimals
+    # a price that is no catalogue median (the scenario's own, owned): nothing to say
+    assert lv._same_provider_words({**own, "price_basis": "the scenario's price"}, alt,
+                                   "on_demand") == ""
+    # B200 at reserved takes its on-demand median (its one reserved row lies above it): its
+    # on-demand providers, Lambda and CoreWeave, are named
+    b200 = {"accelerator": "B200",
+            "price_basis": "catalogue on-demand median (no reserved price below it)"}
+    assert "B200: CoreWeave, Lambda" in lv._same_provider_words(own | {
+        "price_basis": "catalogue median (reserved)"}, b200, "reserved")

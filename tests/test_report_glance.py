@@ -2021,3 +2021,21 @@ def test_a_given_mfu_far_above_a_low_cap_is_drawn_without_widening_below():
            f"{p5:.1%})" in words
     g, _, _ = glance.bill_glance(sc, samples=2_000)
     assert g["ranges"]["mfu"]["range"].startswith("triangular")
+
+
+def test_a_pilot_band_below_the_bill_says_when_the_models_own_run_reads_it_the_other_way():
+    # A procurement trial read, under "Read this first" of one 40% MFU bill, "read the bill as
+    # optimistic" (Llama 3.1 70B's own published run, validation.own_published_run_warning) and
+    # "lies below what a published run like this one gives, 43.8%-54.6%" (04b's pilot band),
+    # and could not tell which to act on: a whole run's history against a steady state.
+    from llmcost.bill.validation import OWN_RUN_WORDS
+    from llmcost.present import answers
+    band = answers.pilot_band_words(0.40, 0.438, 0.546)
+    own = OWN_RUN_WORDS + "a published whole run ... : read the bill as optimistic (...)"
+    said = report.beside_own_run(band, [own, band])
+    assert said == band.replace("; a pilot of your own settles which",
+                                report.OWN_RUN_OTHER_WAY + "; a pilot of your own settles which")
+    assert report.beside_own_run(band, [band]) == band          # no own-run warning
+    above = answers.pilot_band_words(0.60, 0.438, 0.546)        # the same direction: as it was
+    assert report.beside_own_run(above, [own, above]) == above
+    assert report.beside_own_run(None, [own]) is None

@@ -2475,6 +2475,7 @@ def hardware_sweep(scenario: dict):
                          + "; ".join(f"{a}: {r}" for a, r in skipped))
     df = pd.DataFrame(rows).sort_values("bill_usd").reset_index(drop=True)
     df.attrs["skipped"] = skipped
+    df.attrs["pricing"] = _get(s, "pricing")
     return df
 
 
@@ -2514,6 +2515,8 @@ def hardware_headline(sweep) -> dict:
         where = a["price_source"]   # whole: a cut at 80, then 240, fell mid-list in two trials
         alt_words = (f"cheapest rankable alternative {a['accelerator']} at the {a['price_basis']} "
                      f"price: {fmt_usd(a['bill_calibrated_usd'])} ({where})")
+        if len(own):   # two medians of different providers (a procurement trial read the
+            alt_words += _same_provider_words(own.iloc[0], a, df.attrs.get("pricing"))
     if len(own) and (not len(alt) or o["bill_calibrated_usd"] <= a["bill_calibrated_usd"]):
         label, usd = f"cheapest hardware: {o['accelerator']} (this scenario)", o[
             "bill_calibrated_usd"]
@@ -2572,6 +2575,41 @@ def _left_out_words(skipped) -> str:
     return "; ".join(f"{', '.join(accs)}: "
                      + clause.replace("\0", accs[0] if len(accs) == 1 else "each of them")
                      for clause, accs in groups.items())
+
+
+def _median_mode(row, pricing) -> str | None:
+    """The pricing mode whose catalogue rows a hardware row's median price rests on: the
+    scenario's, its on-demand rows where the row's basis says so (``_sweep_price_basis``,
+    ``RESERVED_FALLBACK_BASIS``); None for a price that is no catalogue median (the scenario's
+    own, owned hardware)."""
+    basis = str(row["price_basis"])
+    if not basis.startswith("catalogue") or pricing is None:
+        return None
+    return "on_demand" if "on-demand median" in basis else pricing
+
+
+def _same_provider_words(own, alt, pricing) -> str:
+    """Where the two catalogue medians a hardware comparison sets side by side rest on
+    different providers: "; the two medians rest on different providers (H100-SXM: AWS, Azure,
+    ...; H200: CoreWeave, Hyperstack); CoreWeave lists both, $6.16 and $6.30/GPU-h" (each
+    provider's current row of the mode, ``catalog.current_prices``). A procurement trial read
+    "H200 saves 20%" where at the one provider listing both the hour costs 2% more. "" when
+    either price is no catalogue median or the providers are the same."""
+    modes = [_median_mode(r, pricing) for r in (own, alt)]
+    if None in modes:
+        return ""
+    rows = [current_prices(r["accelerator"], m) for r, m in zip((own, alt), modes)]
+    names = [sorted(set(x["provider"])) for x in rows]
+    if names[0] == names[1]:
+        return ""
+    said = "; ".join(f"{r['accelerator']}: {', '.join(n)}" for r, n in zip((own, alt), names))
+    def at(x, provider):
+        return float(x.loc[x["provider"] == provider, "price_usd_per_gpu_hour"].iloc[0])
+
+    pair = ", ".join(f"{p} lists both, ${at(rows[0], p):.2f} and ${at(rows[1], p):.2f}/GPU-h"
+                     for p in names[0] if p in names[1])
+    return (f"; the two medians rest on different providers ({said})"
+            + (f": {pair}" if pair else ": no provider lists both"))
 
 
 def central_prediction(sc: dict, model=None) -> tuple:

@@ -75,6 +75,7 @@ from ..bill.scenario import (
     validate_parameters,
 )
 from ..bill.validation import (
+    OWN_RUN_WORDS,
     SERVE_WEIGHT_DTYPE_ORDER,
     SETUP_KINDS,
     fitting_rl_gpus,
@@ -654,6 +655,7 @@ def estimate_ledger(scenario_path):
         scenario)) if w]   # as the index's late ones
     warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill)
                                               + late, values)
+    warnings = [beside_own_run(w, warnings) if w == band else w for w in warnings]
     # first: the model's own software would price the run differently (a trial's DeepSeek-V3
     # was billed 1.8x its published hours on the default stack; the hint was 5th of 7)
     own = own_stack_hint(values, pred is not None, defaults)
@@ -1631,7 +1633,8 @@ def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s
             summary["warnings"].append(over)
             progress(f"warning: {over}")
     summary["failed"] = [p.name for p in result.failed]
-    for late in (_storage_warning(summary), pilot_band_warning(summary, scenario)):
+    band = beside_own_run(pilot_band_warning(summary, scenario), summary["warnings"])
+    for late in (_storage_warning(summary), band):
         if late:
             summary["warnings"].append(late)
             progress(f"warning: {late}")
@@ -2267,6 +2270,27 @@ def pilot_band_warning(summary: dict, scenario: dict | None = None) -> str | Non
     hi = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_high")
     return None if None in (m, lo, hi) else \
         pilot_band_words(m, lo, hi, _drawn_mfu(scenario or {}), _fp8_ratio(scenario or {}))
+
+
+#: What ``beside_own_run`` adds to a pilot band's "lies below" when the model's own published
+#: run reads the bill as optimistic.
+OWN_RUN_OTHER_WAY = ("; the model's own published run (the warning on it) reads the bill the "
+                     "other way: a whole run's history, failures, restarts and every phase in "
+                     "it, where this is a run's steady state")
+
+
+def beside_own_run(band: str | None, warnings) -> str | None:
+    """The pilot band's warning (``answers.pilot_band_words``) with ``OWN_RUN_OTHER_WAY`` where
+    it says the bill's MFU lies below a published run like the scenario's while the model's own
+    published whole run (``validation.own_published_run_warning``, among ``warnings``) reads
+    the bill as optimistic: a procurement trial read both under "Read this first" on one 40%
+    MFU and could not tell which to act on. ``band`` unchanged otherwise."""
+    if not band or " lies below " not in band or not any(
+            str(w).startswith(OWN_RUN_WORDS) and "read the bill as optimistic" in str(w)
+            for w in warnings):
+        return band
+    head, sep, tail = band.partition("; a pilot of your own settles which")
+    return head + OWN_RUN_OTHER_WAY + sep + tail
 
 
 def _fp8_ratio(values: dict) -> float | None:
