@@ -156,14 +156,15 @@ def test_a_stated_mfu_gives_the_hours():
 def test_cost_only_claim_gives_the_price_it_needs():
     # The issue's cost-only claim: DeepSeek-V3, 14.8T tokens, H800, $5.576M, no hours, no GPU
     # count (goodput 1). The best published comparable run (accuracy.comparable_published_mfu:
-    # an MoE on Hopper within 4x its 671B total parameters, BF16 for a claim without a dtype,
+    # an MoE on Hopper within 4x its 671B total parameters, BF16 for a claim stated in BF16,
     # DeepSeek-AI's own runs left out, a third party's benchmark of the architecture kept:
     # claims.own_runs) is NVIDIA's NeMo AutoModel pre-training benchmark of DeepSeek-V3 on 256
     # H100, 1,002 tokens/s/GPU × 2.816e11 FLOPs ÷ 989.4 TFLOP/s = 28.5% of the BF16 peak
     # (test_deepseek_v3_flops_hours_and_price); the dense Megatron-LM README's 47% no longer
     # stands for an MoE. Low end LOW_SHARE × best. Needed price = usd ÷
     # (C / (989.4e12 × m × 3600)).
-    c = claims.check_claim("deepseek-v3", 14.8e12, "H800", usd=5.576e6, left_out=False)
+    c = claims.check_claim("deepseek-v3", 14.8e12, "H800", usd=5.576e6, dtype="bf16",
+                           left_out=False)   # (stating no dtype takes its published FP8 run's)
     lo, hi = c.needed_usd_per_gpu_hour
     best = c.needed_mfu_range[1]
     assert best == pytest.approx(1002 * 2.816e11 / 989.4e12, abs=5e-4)
@@ -1782,7 +1783,22 @@ def test_pre_training_compute_is_set_against_the_eu_ai_act_threshold():
     assert said(6 * 405.9e9 * 15.6e12, 4.5e25).endswith(
         "is above it by both counts (post-training and synthetic-data generation count too)")
     assert "below it by both counts" in said(6 * 37.5e9 * 14.8e12, 4.3e24)
-    assert "across it: the count decides" in said(9e24, 1.1e25)
+    assert "across it: above by the causal count, below by 6ND" in said(9e24, 1.1e25)
+    # the upper count is the work a causal run does, not the MFU basis's full mask: Qwen2.5-72B
+    # on 22T tokens at 4,096 (a journalist's trial read "across it" at 1.01e25 by the full
+    # mask) is below by both, 6ND 9.6e24 and the causal count under 1e25 (by hand: causal adds
+    # half of the full mask's attention term to the matmuls)
+    spec = claims.claim_model("qwen2.5-72b")
+    from llmcost.training.compute import model_flops_per_token
+    full, causal = (22e12 * float(model_flops_per_token(spec, 4096, causal=x))
+                    for x in (False, True))
+    six = 6 * spec.n_active_params * 22e12
+    attention = full - six    # the attention core with a full mask (and any other non-6N work)
+    assert causal == pytest.approx(full - attention / 2, rel=0.02)
+    assert full > 1e25 > causal > six
+    c = claims.check_claim("qwen2.5-72b", 22e12, "H100-SXM", mfu=0.4, seq_len=4096,
+                           left_out=False)
+    assert "is below it by both counts" in c.describe()
     assert "1e+25 FLOP presumes systemic risk" in said(9e24, 1.1e25)
     # exactly 10^25 is not "greater than" it: below
     assert "below it by both counts" in said(1e25, 1e25)
@@ -1792,3 +1808,30 @@ def test_pre_training_compute_is_set_against_the_eu_ai_act_threshold():
     c = claims.check_claim("llama-3.1-405b", 15.6e12, "H100-SXM", gpu_hours=3.08e7,
                            left_out=False)
     assert "EU AI Act (Regulation 2024/1689, Art. 51(2))" in c.describe()
+
+
+def test_a_claim_stating_no_precision_takes_its_models_published_one():
+    # A journalist's trial: DeepSeek-V3's own figures, $5.576M (DeepSeek-AI 2024,
+    # arXiv:2412.19437, Table 1), were OPTIMISTIC unless --dtype fp8 was typed; its report
+    # trains in FP8 (§3.3, "FP8 mixed precision training"), as data/published_runs.csv records.
+    c = claims.check_claim("deepseek-v3", None, "H800", usd=5.576e6, left_out=False)
+    assert any(n.startswith("dtype fp8: deepseek-v3's own published run's precision "
+                            "(data/published_runs.csv deepseek-v3") for n in c.notes)
+    assert c.verdict == claims.check_claim("deepseek-v3", None, "H800", usd=5.576e6,
+                                           dtype="fp8", left_out=False).verdict == "plausible"
+    as_bf16 = claims.check_claim("deepseek-v3", None, "H800", usd=5.576e6, dtype="bf16",
+                                 left_out=False)
+    assert as_bf16.verdict == "optimistic" and not any(n.startswith("dtype ")
+                                                       for n in as_bf16.notes)
+    # a model whose published run is BF16, or none: bf16, nothing said
+    assert claims.published_precision(claims.claim_model("llama-3.1-405b")) == ("bf16", "")
+    assert claims.published_precision(claims.claim_model("mistral-7b")) == ("bf16", "")
+    # a claim of money alone states no hours, and its MFU is assumed, not implied
+    text = c.describe()
+    assert "the claim's hours are judged as given" not in text
+    assert "the claim states no hours; a source splits deepseek-v3's GPU-hours" in text
+    assert "goodput taken as 1, so the implied steady-state MFU is a lower bound" not in text
+    # with no line priced (no GPU count, no price), no "priced total ... $0.00" under it
+    bare = claims.check_claim("mistral-7b", 2e12, "H100-SXM", usd=1e5).describe()
+    assert "none priced: the ledger needs n_gpus and a price" in bare
+    assert "priced total of these lines" not in bare

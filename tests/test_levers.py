@@ -629,10 +629,15 @@ def test_an_unmeetable_deadline_reads_in_hours():
 
 def test_fit_deadline_is_the_fewest_gpus(s, base):
     d = base.figures["wall_clock_days"] * 2  # half the GPUs should do, roughly
-    n = lv.fit_budget(s, deadline_days=d).set_index("quantity").loc[
-        "GPUs to meet the deadline", "value"]
+    row = lv.fit_budget(s, deadline_days=d).set_index("quantity").loc[
+        "GPUs to meet the deadline"]
+    n = row["value"]
     strip = {k: v for k, v in s.items() if k not in lv._NOT_BILLED}
     assert lv.bill({**strip, "n_gpus": int(n)}).figures["wall_clock_days"] <= d
+    # the whole bill on that count is said (a small lab's trial read a count and no dollar
+    # figure): the bill `estimate` prints with n_gpus set to it, the MFU given
+    said = llmcost.fmt_usd(lv.bill({**strip, "n_gpus": int(n)}).total_usd)
+    assert f"; the whole bill on that count, at that MFU: {said})" in row["how"]
     assert lv.bill({**strip, "n_gpus": int(n) - 8}).figures["wall_clock_days"] > d
     assert 900 < n < 1100
 
@@ -2204,7 +2209,7 @@ def test_the_deadline_search_looks_between_its_last_two_doublings(monkeypatch):
     from types import SimpleNamespace
     wall = lambda n: (1448 / n + n / 1448) / 2  # noqa: E731
     monkeypatch.setattr(lv, "bill", lambda sc: SimpleNamespace(
-        figures={"wall_clock_days": wall(sc["n_gpus"])}))
+        figures={"wall_clock_days": wall(sc["n_gpus"])}, total_usd=1e6))
     cands = tuple(range(64, 32_769, 64))
     assert wall(2048) >= wall(1024) > 1.01
     got = lv._gpus_for_deadline({"n_gpus": 512}, 1.01, (cands, "multiples of 64", None))

@@ -446,3 +446,18 @@ def test_make_plan_keeps_python_ints_from_numpy_counts():
         assert type(getattr(p, f)) is int, f
     assert (p.dp, p.tp, p.n_microbatches) == (1, 8, 8)
     assert "np.int64" not in repr(p)
+
+
+def test_a_zero_stage_on_one_data_parallel_rank_is_named_as_the_cause():
+    # A small lab's 1-GPU scenario at zero_stage 3 (tp, pp, cp 1) was refused for "rule
+    # 'schedule' (interleaved needs pp >= 2 ...)": every plan was ZeRO-3 at dp = 1, which shards
+    # nothing (Rajbhandari et al. 2020, ZeRO §5: the stages partition over the data-parallel
+    # group), pruned as a duplicate of ZeRO-0. The refusal names that and the way out.
+    sc = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), "model": "llama-2-7b",
+          "n_gpus": 1, "tp": 1, "pp": 1, "cp": 1, "zero_stage": 3,
+          "global_batch_tokens": 4096 * 128}
+    with pytest.raises(ValueError) as e:
+        llmcost.step.scenario_plan(sc, llmcost.load_model("llama-2-7b"))
+    assert "zero_stage 3 shards over the data-parallel group, and tp·pp·cp = 1 leaves dp = 1: " \
+           "ZeRO has nothing to shard; write zero_stage: 0, or -1 to have it chosen" in str(e.value)
+    assert "schedule" not in str(e.value)

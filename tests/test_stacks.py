@@ -246,3 +246,16 @@ def test_the_pytorch_fsdp_stacks_are_the_ones_with_fsdp_settings():
     assert fsdp == {"pytorch-fsdp2-2024", "llm-foundry-2023", "nemo-automodel-2025"}
     assert fsdp == {s.name for s in every if s.hsdp}
     assert all(not s.recompute_regathers for s in every if s.pytorch_fsdp)
+
+
+def test_a_framework_named_by_its_project_is_pointed_to_its_profile():
+    # A small lab wrote `stack: torchtitan` and got ten names; the FSDP2 profile's source is
+    # the TorchTitan paper (Liang et al. 2024, arXiv:2410.06511, data/stacks.csv)
+    from llmcost.core.stacks import load_stack
+    with pytest.raises(ValueError) as e:
+        load_stack("torchtitan")
+    assert "the profiles whose name or source names 'torchtitan': pytorch-fsdp2-2024; choose " \
+           "one of [" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        load_stack("no-such-framework")
+    assert "names" not in str(e.value) and "choose one of [" in str(e.value)

@@ -3613,9 +3613,11 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple, at=None) -> dict:
                          f"with a pipeline bubble of at most {BUBBLE_WARNING:.0%} "
                          f"({stops(first)}); a larger global_batch_tokens lets data "
                          "parallelism take more GPUs")
+    total = bill(at(cands[hi])).total_usd   # a small lab read a count and no dollar figure
     return {"quantity": "GPUs to meet the deadline", "value": float(cands[hi]), "unit": "GPUs",
             "how": f"{what} with the main run within {_days_text(dl)} "
-            f"({_days_text(days(hi))}, failures included) {_priced_at_words(at.scenario)}"
+            f"({_days_text(days(hi))}, failures included; the whole bill on that count, at "
+            f"that MFU: {fmt_usd(total)}) {_priced_at_words(at.scenario)}"
             f"{_phases_outside(s)}; check a parallel plan at this count in notebook 03"}
 
 

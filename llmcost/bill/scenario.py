@@ -48,7 +48,8 @@ from typing import Any, Callable
 import yaml
 
 from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, SCENARIO_DIR, catalogue_price,
-                            is_config_path, load_accelerator, load_model, suggest)
+                            is_config_path, list_accelerators, load_accelerator, load_model,
+                            suggest)
 from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
 from ..core.shown import print_after_answer, show_once_per_text_in_a_kernel
@@ -237,6 +238,14 @@ def _dtype(name, v):
 def _spelling(word: str) -> str:
     """A choice's spelling for comparison: case folded, hyphens and spaces as underscores."""
     return re.sub(r"[\s-]+", "_", word.strip().casefold())
+
+
+def _no_scaleout_figure() -> list:
+    """The catalogue accelerators without a scale-out bandwidth (data/accelerators.csv), named in
+    ``comm_scaleout_bytes_per_s``' help (a small lab's L40S was refused for it, the help naming
+    two others)."""
+    acc = list_accelerators()
+    return sorted(acc.loc[acc["scaleout_bytes_per_s_per_dir"].isna(), "name"])
 
 
 def _one_of(*allowed):
@@ -643,7 +652,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _one_of("auto", "pre", "post")),
     # ---- scale-out network figures for accelerators without them in the catalogue
     Param("comm_scaleout_bytes_per_s", "float|none", "scale-out (NIC) bandwidth per GPU per "
-          "direction, bytes/s; null: data/accelerators.csv (give it for TPU v4, MI325X)",
+          "direction, bytes/s; null: data/accelerators.csv (give it for "
+          f"{', '.join(_no_scaleout_figure())}, which the catalogue has none for)",
           _positive),
     Param("comm_scaleout_latency_s", "float|none", "latency of one step across scale-up "
           "domains of the α-β collectives (pipeline sends, the MoE all-to-all), s; the "
@@ -1101,6 +1111,13 @@ def _validate_parameter(name: str, value):
     if v is not None and p.check is not None:
         v = p.check(name, v)
     return v
+
+
+def flag_number_hint(flag: str, value) -> str:
+    """``_number_hint`` for a command-line flag's text (``llmcost check --usd '$5.6M'``, a
+    journalist's trial, told only "must be a number"): " (write 5.6e+06 for $5.6M)", or "" where
+    the text stands for no number."""
+    return _number_hint(Param(str(flag).replace("-", "_"), "float", ""), value, False)
 
 
 #: What a magnitude suffix after a number stands for (``_number_hint``): 2T is 2e+12.

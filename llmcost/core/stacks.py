@@ -485,9 +485,21 @@ def load_stack(name) -> Stack:
         return name
     stacks = _stacks()
     if not isinstance(name, str) or name not in stacks:
-        raise ValueError(f"stack={name!r} is not a profile in data/stacks.csv; choose one of "
-                         f"{list(stacks)}")
+        raise ValueError(f"stack={name!r} is not a profile in data/stacks.csv; "
+                         + _profiles_naming(name, stacks) + f"choose one of {list(stacks)}")
     return stacks[name]
+
+
+def _profiles_naming(word, stacks: dict) -> str:
+    """"the profiles whose name or source names 'torchtitan': pytorch-fsdp2-2024; " for a
+    framework a user knows by another name (a small lab's `stack: torchtitan` was given the ten
+    names alone), or "" when none does."""
+    if not isinstance(word, str) or len(word.strip()) < 3:
+        return ""
+    w = word.strip().casefold()
+    hits = [n for n, st in stacks.items() if w in n.casefold() or w in st.source.casefold()]
+    return (f"the profiles whose name or source names {word.strip()!r}: {', '.join(hits)}; "
+            if hits else "")
 
 
 @lru_cache(maxsize=1)

@@ -31,7 +31,7 @@ from ..bill.pilot import uncarried_band
 from ..bill.ranges import POINT_WORDS, Range, is_point_range, is_ranged
 from ..bill.scenario import (LEDGER_DEFAULTS, METADATA_KEYS, METADATA_WORDS, MFU_PREDICT,
                              PARAMETERS, PLAN_PARAMETERS, ScenarioError, load_scenario,
-                             point_scenario, validate_parameter)
+                             flag_number_hint, point_scenario, validate_parameter)
 from ..core import catalog
 from ..core.shown import OncePerText, show_once_per_text
 from ..core.stacks import StackFeatureWarning
@@ -1098,7 +1098,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"{f['training_flops_6nd']:.3g}: {count_gap_words(bill)}; ideal GPU-h = FLOPs ÷ "
               "(peak × MFU × 3,600 s)" + (", summed over the phases, each at its own MFU"
                                           if (bill.scenario or {}).get("phases") else ""),
-              compute_threshold_words(f["training_flops_6nd"], f["training_flops_mfu_basis"]),
+              compute_threshold_words(f["training_flops_6nd"], f["training_flops_causal"]),
               "pre-training GPU-hours (main run and phases): "
               f"{fmt_quantity(f['ideal_gpu_hours'])} ideal, {fmt_quantity(f['paid_gpu_hours'])} "
               f"paid (goodput {f['goodput']:.1%}); "
@@ -1335,7 +1335,8 @@ def _check(args) -> int:
         try:
             x = float(v)
         except (TypeError, ValueError):
-            raise ValueError(f"--{flag}={v!r} must be a number") from None
+            raise ValueError(f"--{flag}={v!r} must be a number"
+                             + flag_number_hint(flag, v)) from None
         if integer:
             if x != int(x):
                 raise ValueError(f"--{flag}={v!r} must be a whole number")
@@ -1426,7 +1427,8 @@ def _check(args) -> int:
             run.pop("mfu", None)  # the hours are the bill's, at its MFU: no claim to compare
         judging = True  # from here an error names the claim's keys: said as flags below
         c = check_claim(run["model"], run.get("train_tokens"), run["accelerator"],
-                        n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
+                        n_gpus=run.get("n_gpus"), dtype=run.get("dtype"),  # None: the
+                        # model's own published run's precision (claims.published_precision)
                         mfu=run.get("mfu"),
                         seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
                         phases=phases or None, tolerance=number("tolerance", args.tolerance),

@@ -1171,6 +1171,14 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
                       tp_max=cluster.accelerator.scaleup_domain_size or None)
     detail = (f"the combinations that get furthest break rule '{rule}' ({RULES[rule]}); rules "
               f"broken most often: {tally}")
+    z, split = fixed.get("zero_stage"), [fixed.get(k) for k in ("tp", "pp", "cp")]
+    if z and counts.get("duplicate_zero") and None not in split and \
+            math.prod(split) == cluster.n_gpus:   # every plan's dp·cp is 1: no ZeRO to shard
+        # (a small lab's 1-GPU scenario at zero_stage 3 was told of the pipeline schedule)
+        rule, detail = "duplicate_zero", (
+            f"zero_stage {z} shards over the data-parallel group, and tp·pp·cp = "
+            f"{cluster.n_gpus} leaves dp = 1: ZeRO has nothing to shard; write zero_stage: 0, "
+            "or -1 to have it chosen")
     if rule == "ep_group" and fixed.get(ETP_KEY) != 1 and fixed.get("tp", 2) > 1:
         detail += ("; with etp: 1 (MoE parallel folding) ep need only divide tp·dp·cp, so it may "
                    "exceed the data-parallel group")
