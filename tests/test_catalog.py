@@ -369,3 +369,15 @@ def test_teaching_size_pythia_models_count_their_released_parameters(name, n_lay
     assert by_hand == params and m.n_params == params
     # 143,000 steps × 1,024 sequences × 2,048 tokens (the training configs)
     assert m.train_tokens == 143_000 * 1024 * 2048
+
+
+def test_a_name_typed_as_a_reader_writes_it_is_found_or_its_family_offered():
+    # A journalist typed "DeepSeek V3" (refused, the right name suggested) and "H100 80GB"
+    # (offered A100-80GB and A100-40GB, by spelling, never H100-SXM)
+    from llmcost.core.catalog import list_accelerators, suggest
+    assert llmcost.load_model("DeepSeek V3").name == "deepseek-v3"
+    assert llmcost.load_accelerator("H100 SXM").name == "H100-SXM"
+    acc = list_accelerators()["name"].tolist()
+    assert suggest("H100 80GB", acc)[:2] == ["H100-SXM", "H100-96GB-500W"]
+    with pytest.raises(ValueError, match=r"did you mean 'H100-SXM'"):
+        llmcost.load_accelerator("H100 80GB")

@@ -25,3 +25,34 @@ def test_deepseek_v3s_own_cost_is_judged_as_the_fp8_run_it_was():
     assert res.returncode == 0
     assert "Note: dtype fp8: deepseek-v3's own published run's precision" in res.stdout
     assert "Verdict: OPTIMISTIC" not in res.stdout
+
+
+def test_a_scenarios_own_precision_wins_over_the_published_runs(tmp_path):
+    # A review: a claim on a scenario of DeepSeek-V3 that gives no dtype (its bill BF16, the
+    # scenario default) took the published run's FP8 once a --usd was given
+    sc = tmp_path / "ds.yaml"
+    sc.write_text("model: deepseek-v3\naccelerator: H800\nn_gpus: 2048\ntrain_tokens: 1.48e13\n"
+                  "mfu: 0.2\nprice_usd_per_gpu_hour: 2.0\n")
+    res = run_cli("check", "--scenario", str(sc), "--usd", "5.576e6")
+    assert res.returncode == 0 and "dtype fp8" not in res.stdout
+    assert "steady-state MFU 20.0% of the bf16 peak" in res.stdout
+
+
+def test_without_an_fp8_peak_the_published_fp8_run_is_judged_in_bf16():
+    # DeepSeek-V3 on A100-80GB, which has no FP8 tensor cores (data/accelerators.csv): the
+    # published run's FP8 cannot apply; refused before ("--dtype='fp8'", a flag never typed)
+    from llmcost.bill import claims
+    dtype, note = claims.published_precision(claims.claim_model("deepseek-v3"), "A100-80GB")
+    assert dtype == "bf16" and note.startswith("dtype bf16: deepseek-v3's own published run was "
+                                               "FP8 (data/published_runs.csv deepseek-v3")
+    assert note.endswith("but A100-80GB has no FP8 peak")
+    res = run_cli("check", "--model", "deepseek-v3", "--accelerator", "A100-80GB", "--usd",
+                  "5e6", "--pricing", "on-demand")   # and on-demand is on_demand
+    assert res.returncode == 0, res.stderr
+
+
+def test_a_flag_in_its_own_unit_gets_no_unit_stripping_hint():
+    # "--days '2 months'" was told "(write 2: the number alone)", 2 days for about 60
+    res = run_cli("check", "--model", "llama-2-7b", "--accelerator", "H100-SXM", "--n-gpus",
+                  "64", "--days", "2 months")
+    assert res.returncode == 2 and "write 2" not in res.stderr

@@ -90,3 +90,13 @@ def test_the_levers_price_the_recipe_and_move_mxfp8_off_blackwell_as_current_sca
     assert lv.bill(c.after).total_usd > 0   # a scenario the bill takes
     row = lv._moved_to(mx, "H100-SXM")
     assert row["fp8_recipe"] == "current" and row["accelerator"] == "H100-SXM"
+
+
+def test_a_fixed_plan_moves_off_blackwell_too():
+    # A review: with the plan fixed (tp 1, pp 1, ep 8), move_to kept the plan with
+    # fp8_recipe mxfp8 on H200, refused, and the report's lever ranking raised
+    from llmcost.bill import levers as lv
+    mx = _lever_scenario(fp8_recipe="mxfp8", tp=1, pp=1, cp=1, ep=8)
+    c = lv.move_to(mx, "H200")
+    assert c.after["fp8_recipe"] == "current" and c.after["accelerator"] == "H200"
+    assert lv.bill(c.after).total_usd > 0

@@ -159,3 +159,6 @@ def test_a_hardware_row_and_a_compare_say_which_owned_price_they_bill():
     said = other_inputs_differing(bills)
     assert "ledger_owned_usd_per_gpu null ($27.5k, the default) → $40.0k" in said
     assert "ledger_pue null (1.1, the default) → 1.3" in said
+    # an owned bill with its own hourly price amortises no purchase: null bills no default there
+    priced = llmcost.build_ledger({**h100, "price_usd_per_gpu_hour": 1.5})
+    assert not any("the default" in x for x in other_inputs_differing([priced, bills[1]]))

@@ -87,6 +87,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -959,25 +960,41 @@ class StatedClaim:
     dtype_note: str = ""
 
 
-def published_precision(spec: ModelSpec) -> tuple:
+def published_precision(spec: ModelSpec, accelerator=None) -> tuple:
     """``(dtype, note)``: the compute precision a claim about ``spec`` is judged in when it
-    states none: FP8 where the model's own published whole run was FP8 (data/published_runs.csv
-    ``precision``, a run that gives its training tokens), said in ``note``; ("bf16", "")
-    otherwise. A journalist's trial: DeepSeek-
+    states none: FP8 where the model's own published whole runs were FP8 (data/published_runs.csv
+    ``precision``, the runs that give their training tokens; all of them, or a mix is no
+    answer), said in ``note``, on an ``accelerator`` with an FP8 peak (an A100 has none: BF16
+    then, said); ("bf16", "") otherwise. A journalist's trial: DeepSeek-
     V3's own $5.576M and 2.788M H800 GPU-hours (DeepSeek-AI 2024, arXiv:2412.19437, Table 1:
     FP8 mixed-precision training, §3.3) were judged OPTIMISTIC as a BF16 run unless --dtype fp8
     was typed, and nothing said the published run was FP8."""
     runs = load_published_runs()
     rows = runs[(runs["catalog_model"] == spec.name) & runs["train_tokens"].notna()
                 & runs["precision"].notna()]
-    if rows.empty:
-        return "bf16", ""
+    if rows.empty or set(rows["precision"].astype(str).str.lower()) != {"fp8"}:
+        return "bf16", ""   # BF16 (the default: nothing to say), or runs that disagree
     row = rows.iloc[0]
-    if str(row["precision"]).lower() != "fp8":   # BF16, the default: nothing to say
-        return "bf16", ""
+    try:
+        as_accelerator(accelerator, "accelerator").peak_flops_per_s("fp8")
+    except (TypeError, ValueError):   # no accelerator given, or none with an FP8 peak
+        return "bf16", (f"dtype bf16: {spec.name}'s own published run was FP8 "
+                        f"(data/published_runs.csv {row['run_id']}), but "
+                        f"{getattr(accelerator, 'name', accelerator)} has no FP8 peak")
     return "fp8", (f"dtype fp8: {spec.name}'s own published run's precision "
                    f"(data/published_runs.csv {row['run_id']}), the claim stating none; "
                    "dtype=bf16 judges it as a BF16 run")
+
+
+def _claim_choices(spec: ModelSpec, acc, dtype, pricing) -> tuple:
+    """``(dtype, dtype_note, pricing)`` of a claim as a scenario file reads its choices: any
+    case (FP8 is fp8), hyphens or spaces as underscores ("on-demand" is on_demand), and a
+    precision not stated taken from the model's published run (``published_precision``)."""
+    dtype, pricing = (x.lower() if isinstance(x, str) else x for x in (dtype, pricing))
+    if isinstance(pricing, str):
+        pricing = re.sub(r"[\s-]+", "_", pricing.strip())
+    dtype, note = published_precision(spec, acc) if dtype is None else (dtype, "")
+    return dtype, note, pricing
 
 
 def _claim_seq_len(spec: ModelSpec, seq_len: int | None) -> tuple:
@@ -1119,14 +1136,12 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
          "goodput": None, **figures}
     n_gpus, days, gpu_hours, usd, mfu, dtype, seq_len, phases, pricing, tolerance, train_flops, \
         price, goodput = (f[k] for k in CLAIM_FIGURES)
-    # a choice in another case is the choice (FP8 is fp8), as in a scenario file
-    dtype, pricing = (x.lower() if isinstance(x, str) else x for x in (dtype, pricing))
     spec = claim_model(model)
-    dtype, dtype_note = published_precision(spec) if dtype is None else (dtype, "")
     if accelerator is None:
         raise ValueError("accelerator=None must be an accelerator name (e.g. 'H100-SXM') or an "
                          "Accelerator")
     acc = as_accelerator(accelerator, "accelerator")
+    dtype, dtype_note, pricing = _claim_choices(spec, acc, dtype, pricing)
     figures = {"n_gpus": _positive("n_gpus", n_gpus, integer=True),
                "days": _positive("days", days), "gpu_hours": _positive("gpu_hours", gpu_hours),
                "usd": _positive("usd", usd)}

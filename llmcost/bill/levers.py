@@ -1283,7 +1283,7 @@ def _moved_to(s: dict, accelerator: str) -> dict:
 #: What ``fp8_recipe_on`` runs MXFP8 as off Blackwell, and the words a move says it with.
 MXFP8_OFF_BLACKWELL = "current"
 MXFP8_OFF_BLACKWELL_WORDS = ("FP8 as per-tensor current scaling there (MXFP8 is a Blackwell "
-                             "format: Hopper's FP8 recipes scale per tensor)")
+                             "format: elsewhere the FP8 recipes scale per tensor)")
 
 
 def fp8_recipe_on(s: dict, accelerator: str) -> dict:
@@ -2105,7 +2105,8 @@ def move_to(s: dict, accelerator: str) -> Change:
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
         return _unchanged(s, "the scenario's own accelerator")
-    theirs, plan = on_hardware(s, name), kept_plan(s, {"accelerator": name})[1]
+    theirs = on_hardware(s, name)
+    plan = kept_plan(s, {"accelerator": name, **fp8_recipe_on(s, name)})[1]
     fallback = _reserved_fallback_price(theirs, name)   # its hardware_sweep row's price
     if fallback is not None:
         theirs = {**theirs, "price_usd_per_gpu_hour": fallback}
@@ -3616,8 +3617,8 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple, at=None) -> dict:
     total = bill(at(cands[hi])).total_usd   # a small lab read a count and no dollar figure
     return {"quantity": "GPUs to meet the deadline", "value": float(cands[hi]), "unit": "GPUs",
             "how": f"{what} with the main run within {_days_text(dl)} "
-            f"({_days_text(days(hi))}, failures included; the whole bill on that count, at "
-            f"that MFU: {fmt_usd(total)}) {_priced_at_words(at.scenario)}"
+            f"({_days_text(days(hi))}, failures included; the whole bill on that count: "
+            f"{fmt_usd(total)}) {_priced_at_words(at.scenario)}"
             f"{_phases_outside(s)}; check a parallel plan at this count in notebook 03"}
 
 

@@ -1117,7 +1117,9 @@ def flag_number_hint(flag: str, value) -> str:
     """``_number_hint`` for a command-line flag's text (``llmcost check --usd '$5.6M'``, a
     journalist's trial, told only "must be a number"): " (write 5.6e+06 for $5.6M)", or "" where
     the text stands for no number."""
-    return _number_hint(Param(str(flag).replace("-", "_"), "float", ""), value, False)
+    hint = _number_hint(Param(str(flag).replace("-", "_"), "float", ""), value, False)
+    # a flag's unit is its name's, not its text's: "--days '2 months'" is not 2 days
+    return "" if ": the number alone" in hint else hint
 
 
 #: What a magnitude suffix after a number stands for (``_number_hint``): 2T is 2e+12.

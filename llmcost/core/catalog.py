@@ -134,8 +134,14 @@ def suggest(name: str, candidates, n: int = 3) -> list[str]:
     # H100-96GB-500W, a trial's first suggestion)
     prefix = [folded[k] for k in sorted(folded, key=lambda k: (len(k), k))
               if k.startswith(low) or low.startswith(k)]
+    # the names sharing its first word ("h100 80gb" -> H100-SXM: a journalist's trial was
+    # offered A100-80GB and A100-40GB first, by spelling)
+    head = re.split(r"[\s_-]+", low.strip())[0]
+    family = [folded[k] for k in sorted(folded, key=lambda k: (len(k), k))
+              if len(head) >= 3 and re.split(r"[\s_-]+", k)[0] == head]
     close = [folded[k] for k in difflib.get_close_matches(low, list(folded), n=n, cutoff=0.5)]
-    return list(dict.fromkeys(prefix + _same_family_and_size(low, folded) + close))[:n]
+    sized = _same_family_and_size(low, folded)   # a model's family at its size, where given
+    return list(dict.fromkeys(prefix + sized + ([] if sized else family) + close))[:n]
 
 
 def _lookup(name: str, table: dict, kind: str, lister: str, also: str = ""):
@@ -146,6 +152,9 @@ def _lookup(name: str, table: dict, kind: str, lister: str, also: str = ""):
     folded = {k.lower(): k for k in table}
     if name.lower() in folded:
         return table[folded[name.lower()]]
+    spaced = re.sub(r"[\s_]+", "-", name.strip().lower())   # "DeepSeek V3" is deepseek-v3
+    if spaced in folded:
+        return table[folded[spaced]]
     close = suggest(name, table)
     hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
     raise ValueError(f"{kind}={name!r} is not in the catalogue{hint} (`{lister}` lists them "

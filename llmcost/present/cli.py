@@ -1307,7 +1307,11 @@ def _check_parser(sub) -> None:
     c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
     for key in _CHECK_RUN_KEYS:
         c.add_argument("--" + key.replace("_", "-"), dest=key, metavar=key.upper(),
-                       help=f"scenario key {key}: {PARAMETERS[key].doc}")
+                       help=f"scenario key {key}: {PARAMETERS[key].doc}" + (
+                           "; not given (and no --scenario), the model's own published run's "
+                           "where it was FP8 (DeepSeek-V3), on an accelerator with an FP8 "
+                           "peak, else bf16 (llmcost.claims.published_precision)"
+                           if key == "dtype" else ""))
     c.add_argument("--gpu-hours", dest="gpu_hours", metavar="H", help="claimed accelerator-hours")
     c.add_argument("--days", metavar="D", help="claimed wall-clock days (with --n-gpus)")
     c.add_argument("--usd", metavar="USD", help="claimed cost in US dollars")
@@ -1361,9 +1365,12 @@ def _check(args) -> int:
             # judged against 2,048 GPUs, --train-flops against 2T default tokens)
             claimed = args.phase or any(getattr(args, k) is not None
                                         for k in ("gpu_hours", "days", "usd", "train_flops"))
+            # the scenario's dtype too: its bill's precision, claimed or not (a review: a
+            # claim on a BF16 scenario of DeepSeek-V3 took the published run's FP8)
             run.update({k: planned.values[k] for k in _CHECK_RUN_KEYS
                         if k not in run and planned.values.get(k) is not None
-                        and (k in ("model", "accelerator") or not claimed and k != "mfu")})
+                        and (k in ("model", "accelerator", "dtype")
+                             or not claimed and k != "mfu")})
             # the lines the claim leaves out are the scenario's where it gives them, as the
             # report resolved them (e.g. a rollout TP chosen where the notebooks' does not fit)
             left_keys = {k: v for k, v in planned.scenario.items()
