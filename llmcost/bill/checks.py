@@ -334,6 +334,24 @@ def _stack_and_gpu(values: dict) -> tuple:
         return here, None
 
 
+def _family_stacks(name: str) -> list:
+    """The stack profiles of ``name``'s family (the name up to its year, e.g.
+    ``megatron-core``), itself included."""
+    family = name.rsplit("-", 1)[0]
+    return [load_stack(n) for n in list_stacks() if n.rsplit("-", 1)[0] == family]
+
+
+def _other_stack_mfus(values: dict, other: str) -> tuple | None:
+    """``stack_mfus(values, other)`` where the two bills' MFUs differ by more than
+    ``NEWER_STACK_MIN_CHANGE`` (a hint that moves the bill by less reads as noise); None
+    otherwise, or where either search fails."""
+    try:
+        got = stack_mfus(values, other)
+    except (ValueError, KeyError, TypeError):
+        return None
+    return None if abs(got[4] / got[3] - 1) <= NEWER_STACK_MIN_CHANGE else got
+
+
 def newer_stack_for(values: dict):
     """The stack a run on hardware no older than its stack would use: the newest profile of the
     family of the scenario's stack (``values["stack"]``, default ``DEFAULT_STACK``; the family
@@ -350,10 +368,10 @@ def newer_stack_for(values: dict):
     here, gpu = _stack_and_gpu(values)
     if gpu is None or gpu.year is None or gpu.year < int(here.date[:4]):
         return None
-    family, gen = here.name.rsplit("-", 1)[0], gpu_generation(gpu.name)
-    later = [load_stack(n) for n in list_stacks() if n.rsplit("-", 1)[0] == family]
-    later = sorted((st for st in later if int(st.date[:4]) >= gpu.year and st.date > here.date
-                    and gen in stack_generations(st.name)), key=lambda st: st.date)
+    gen = gpu_generation(gpu.name)
+    later = sorted((st for st in _family_stacks(here.name) if int(st.date[:4]) >= gpu.year
+                    and st.date > here.date and gen in stack_generations(st.name)),
+                   key=lambda st: st.date)
     return later[-1] if later else None
 
 
@@ -377,12 +395,10 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
     if newest is None:
         return None
     here, gpu = _stack_and_gpu(values)   # an accelerator newer_stack_for found
-    try:
-        m_here, m_new, plan, bill_here, bill_new, capped = stack_mfus(values, newest.name)
-    except (ValueError, KeyError, TypeError):
+    got = _other_stack_mfus(values, newest.name)
+    if got is None:
         return None
-    if abs(bill_new / bill_here - 1) <= NEWER_STACK_MIN_CHANGE:
-        return None
+    m_here, m_new, plan, bill_here, bill_new, capped = got
     return (f"stack: the scenario sets none, so it is priced on {here.name} (dated {here.date}), "
             f"{'older than' if int(here.date[:4]) < gpu.year else 'of the release year of'} "
             f"{gpu.name} ({gpu.year}); on {newest.name} (dated {newest.date}), the "
@@ -416,21 +432,16 @@ def stack_generation_warning(values: dict, mfu_predicted: bool = False) -> str |
     if gen in runs or not runs:
         return None
     family = here.name.rsplit("-", 1)[0]
-    measured = sorted((load_stack(n) for n in list_stacks()
-                       if n.rsplit("-", 1)[0] == family and gen in stack_generations(n)),
+    measured = sorted((st for st in _family_stacks(here.name) if gen in stack_generations(st.name)),
                       key=lambda st: st.date)
-    if not measured:
+    got = _other_stack_mfus(values, measured[-1].name) if measured else None
+    if got is None:
         return None
     alt = measured[-1]
-    try:
-        m_here, m_alt, plan, bill_here, bill_alt, capped = stack_mfus(values, alt.name)
-    except (ValueError, KeyError, TypeError):
-        return None
-    if abs(bill_alt / bill_here - 1) <= NEWER_STACK_MIN_CHANGE:
-        return None
-    on = " and ".join(runs)
+    m_here, m_alt, plan, bill_here, bill_alt, capped = got
+    on, n = " and ".join(runs), sum(runs.values())
     return (f"stack: {here.name} rests on published runs on {on} hardware only "
-            f"({sum(runs.values())} {noun(sum(runs.values()), 'run')}, data/validation_mfu.csv), none on {gen} such "
+            f"({n} {noun(n, 'run')}, data/validation_mfu.csv), none on {gen} such "
             f"as {gpu.name}; on {alt.name}, the newest {family} profile with {gen} runs "
             f"({stack_generations(alt.name)[gen]}), the step-time model predicts {m_alt:.1%} "
             f"(for {plan}, the plan its search chooses there) against {m_here:.1%}, and a bill "

@@ -2604,6 +2604,7 @@ def _same_provider_words(own, alt, pricing) -> str:
     if names[0] == names[1]:
         return ""
     said = "; ".join(f"{r['accelerator']}: {', '.join(n)}" for r, n in zip((own, alt), names))
+
     def at(x, provider):
         return float(x.loc[x["provider"] == provider, "price_usd_per_gpu_hour"].iloc[0])
 

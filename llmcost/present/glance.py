@@ -1962,9 +1962,11 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
                 "published runs' median)" if scenario_time_factor(d) != 1 else "the model's)")
         if k == "rl_rollout_weight_dtype" and x is None:   # null: the serving precision's
             x = f"null (serve_weight_dtype's: {d.get('serve_weight_dtype') or 'bf16'})"
+        # what an owned null bills (a trial read "ledger_pue null → 1.3"); a given hourly
+        # price amortises no purchase, so its nulls bill nothing
         if x is None and k in OWNED_DEFAULTS and d.get("pricing") == "owned" and \
-                d.get("price_usd_per_gpu_hour") is None:   # what null bills (a given price
-            got = OWNED_DEFAULTS[k](d)   # amortises nothing; a trial read "ledger_pue null → 1.3")
+                d.get("price_usd_per_gpu_hour") is None:
+            got = OWNED_DEFAULTS[k](d)
             x = x if got is None else f"null ({got}, the default)"
         if "usd" in str(k) and isinstance(x, Range):  # dollars as dollars (a trial read
             x = x.describe(fmt=fmt_usd)                # "triangular 1e+04 / 1.5e+04 / 2e+04")
