@@ -751,8 +751,9 @@ def test_example_draft_is_the_smallest_of_the_targets_tokenizer():
     """Notebook 05's example draft (``inference.example_draft``). A trial's Llama 3.2 3B
     (vocabulary 128,256) and SmolLM 135M (vocabulary 49,152), their config.json in
     tests/data/trial_configs, were offered llama-3.1-8b, larger than both and refused. The
-    smallest model of the Llama 3 tokenizer in the catalogue is the 8B (8.03e9 parameters, Llama
-    Team 2024, arXiv:2407.21783, Table 3), so a 3B has none; none shares SmolLM's 49,152 entries.
+    smallest model of the Llama 3 tokenizer in the catalogue is Llama 3.2 1B (1.24e9 parameters,
+    Meta's Llama 3.2 model card: Llama 3.1's 128,256-entry vocabulary), the draft of the 3B and
+    of Llama 3.1 405B; none shares SmolLM's 49,152 entries.
     Llama 2 70B takes llama-2-7b (6.74e9; Touvron et al. 2023, arXiv:2307.09288, §2.1: Llama 2
     uses Llama 1's tokenizer), Llama 3.1 405B llama-3.1-8b; Mistral 7B is not drafted by Llama 2
     7B (6.74e9) although both have 32,000 entries. Size is in the parameters a token's pass
@@ -762,7 +763,7 @@ def test_example_draft_is_the_smallest_of_the_targets_tokenizer():
     from pathlib import Path
     configs = Path(__file__).parent / "data" / "trial_configs"
     assert inf.example_draft("llama-2-70b")[0] == "llama-2-7b"
-    assert inf.example_draft("llama-3.1-405b")[0] == "llama-3.1-8b"
+    assert inf.example_draft("llama-3.1-405b")[0] == "llama-3.2-1b"
     assert inf.example_draft("qwen3-235b-a22b")[0] == "qwen3-30b-a3b"
     assert inf.example_draft("qwen3-30b-a3b")[0] is None
     # smaller in all parameters too: Qwen3-30B-A3B (3.35B active, 30.5B in all; Qwen Team 2025,
@@ -778,8 +779,10 @@ def test_example_draft_is_the_smallest_of_the_targets_tokenizer():
                          acceptance_rate=0.8)
     assert inf.example_draft("mistral-7b")[0] is None
     draft, why = inf.example_draft(llmcost.load_model(str(configs / "llama-3.2-3b.json")))
+    assert draft == "llama-3.2-1b"
+    draft, why = inf.example_draft("llama-3.2-1b")   # the 1B has none smaller of its tokenizer
     assert draft is None and why.startswith("no catalogue model smaller than ") and why.endswith(
-        " (3.21e+09 parameters) shares its tokenizer (vocabulary 128,256, family llama)")
+        " (1.24e+09 parameters) shares its tokenizer (vocabulary 128,256, family llama)")
     assert inf.example_draft(llmcost.load_model(str(configs / "smollm-135m.json")))[0] is None
     # the draft it names is one serving_cost prices (smaller than the target)
     name, why = inf.example_draft("llama-2-70b")

@@ -2651,3 +2651,21 @@ def test_a_hardware_comparison_of_two_medians_names_their_providers():
             "price_basis": "catalogue on-demand median (no reserved price below it)"}
     assert "B200: CoreWeave, Lambda" in lv._same_provider_words(own | {
         "price_basis": "catalogue median (reserved)"}, b200, "reserved")
+
+
+def test_an_unrankable_row_says_which_check_it_fails():
+    """A procurement trial read "priced lower but not rankable (no buyable listed price, or an
+    MFU above or without a comparable published run)" and could not tell which held for B200,
+    whose price is buyable (data/prices.csv: Lambda, CoreWeave) and which has no comparable
+    published run of the trial's 70B on B200."""
+    df = _sweep_rows(40.8e6, 72.2e6)
+    df["price_available"] = [True, True, False]
+    df["mfu_check"] = ["the scenario's own MFU", "within the best published 40%",
+                       "unverified: nothing comparable published"]
+    hw = lv.hardware_headline(df)
+    assert "priced lower but not rankable (notebook 09's hardware table): TPU v5e $1.00 (no " \
+           "buyable listed price; no comparable published run)" in hw["note"]
+    assert lv._unrankable_words({"price_available": True,
+                                 "mfu_check": "above the best published 46%"}) == \
+        " (its MFU above the best comparable published run)"
+    assert lv._unrankable_words({"price_available": True, "mfu_check": "within"}) == ""

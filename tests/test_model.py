@@ -438,3 +438,19 @@ def test_a_config_without_kv_heads_reads_transformers_default_and_says_so():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConfigDefaultWarning)   # a stated key: nothing said
         ModelSpec.from_hf_config({**llama, "num_key_value_heads": 32})
+
+
+def test_small_2024_models_count_their_released_parameters():
+    # Models a small lab's trial looked for and did not find (it wrote their config.json by
+    # hand). Llama 3.2 1B by hand (its config.json: 16 layers, hidden 2048, intermediate 8192,
+    # 32 heads of 64, 8 KV heads, vocab 128,256, tied embeddings):
+    #   embedding 128,256 × 2,048 = 262,668,288
+    #   a layer: q, o 2,048² each + k, v 2,048 × 512 each = 10,485,760; SwiGLU 3 × 2,048 ×
+    #   8,192 = 50,331,648; 2 norms 4,096 -> 60,821,504, × 16 = 973,144,064
+    #   final norm 2,048 -> 1,235,814,400 (the released safetensors; the card's 1.23B)
+    spec = llmcost.load_model("llama-3.2-1b")
+    assert spec.n_params == 262_668_288 + 16 * (10_485_760 + 50_331_648 + 4_096) + 2_048
+    # the cards' rounded counts (Llama 3.2: 3.21B; Qwen2.5-1.5B: 1.54B), within their rounding
+    for name, card in (("llama-3.2-1b", 1.23e9), ("llama-3.2-3b", 3.21e9),
+                       ("qwen2.5-1.5b", 1.54e9)):
+        assert abs(llmcost.load_model(name).n_params / card - 1) < 0.005, name

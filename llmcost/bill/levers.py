@@ -2536,10 +2536,10 @@ def hardware_headline(sweep) -> dict:
         # rows (a review read "cheapest rankable" beside a table calling that row not rankable)
         label = label.replace("cheapest hardware:",
                               "cheapest of this scenario's and the rankable hardware:")
-        words.append("priced lower but not rankable (no buyable listed price, or an MFU above or "
-                     "without a comparable published run: notebook 09's hardware table): "
-                     + ", ".join(f"{r.accelerator} {fmt_usd(r.bill_calibrated_usd)}"
-                                 for r in cheaper.sort_values("bill_calibrated_usd").itertuples()))
+        words.append("priced lower but not rankable (notebook 09's hardware table): "
+                     + ", ".join(f"{r['accelerator']} {fmt_usd(r['bill_calibrated_usd'])}"
+                                 + _unrankable_words(r) for _, r in
+                                 cheaper.sort_values("bill_calibrated_usd").iterrows()))
     return {"label": label, "usd": float(usd),
             "note": "; ".join(words + ([f"left out: {left}"] if left else []))}
 
@@ -2576,6 +2576,22 @@ def _left_out_words(skipped) -> str:
     return "; ".join(f"{', '.join(accs)}: "
                      + clause.replace("\0", accs[0] if len(accs) == 1 else "each of them")
                      for clause, accs in groups.items())
+
+
+def _unrankable_words(row) -> str:
+    """" (no buyable listed price; no comparable published run)": why a ``hardware_sweep`` row
+    may not be ranked, from its ``price_available`` and ``mfu_check`` (a procurement trial read
+    "no buyable listed price, or an MFU above or without a comparable published run" and could
+    not tell which held for B200, whose price is buyable); "" where the row gives neither."""
+    why = []
+    if row.get("price_available") is False or row.get("price_available") == 0:
+        why.append("no buyable listed price")
+    check = str(row.get("mfu_check") or "")
+    if check.startswith("above"):
+        why.append("its MFU above the best comparable published run")
+    elif check.startswith("unverified"):
+        why.append("no comparable published run")
+    return f" ({'; '.join(why)})" if why else ""
 
 
 def _median_mode(row, pricing) -> str | None:

@@ -85,7 +85,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import DATA_DIR, as_accelerator, as_model, list_models, load_efficiency
+from ..core.catalog import (DATA_DIR, as_accelerator, as_model, list_models, load_efficiency,
+                            name_parts)
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
@@ -882,8 +883,11 @@ def example_draft(model) -> tuple:
     entries). Of those smaller than the target, the smallest (the cheapest proposals; Leviathan
     et al.'s drafts for T5-XXL are the small, base and large T5 of the same family, Table 2),
     ties to the name sharing the longest start with the target's (``llama-2-7b`` for
-    ``llama-2-70b``, over ``llama-1-7b`` of the same count and tokenizer). A model with no such
-    catalogue model (Llama 3.2 3B: the smallest Llama 3 here is the 8B) gets ``None``.
+    ``llama-2-70b``, over ``llama-1-7b`` of the same count and tokenizer). The same major
+    version too, where both names give one (``catalog.name_parts``): Qwen2.5 and Qwen3 share
+    151,936 embedding rows but not their special tokens (Qwen3's thinking tokens), so Qwen3-235B
+    is drafted by Qwen3-30B-A3B, not Qwen2.5-1.5B. A model with no such catalogue model (Llama
+    3.2 1B: no smaller Llama 3 here) gets ``None``.
 
     Raises
     ------
@@ -893,10 +897,13 @@ def example_draft(model) -> tuple:
     m = as_model(model, "model", needs="a draft's choice")
     family = re.match(r"[a-z]*", m.name.lower()).group()
     t = list_models()
+    major = name_parts(m.name)[1]
     t = t[(t["vocab_size"] == m.vocab_size) & (t["n_active_params"] < m.n_active_params)
           & (t["n_params"] < m.n_params)
           & (t["name"].str.lower().str.match(re.escape(family) + r"(?![a-z])") if family
-             else False)]
+             else False)
+          & t["name"].map(lambda n: major is None or name_parts(n)[1] is None
+                          or int(name_parts(n)[1]) == int(major))]
     if not len(t):
         return None, (f"no catalogue model smaller than {m.name} ({m.n_active_params:.3g} "
                       f"{'active ' if m.is_moe else ''}parameters"
