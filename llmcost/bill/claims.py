@@ -87,7 +87,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -140,7 +139,7 @@ from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 from .pricing import owned_hour_range, owned_usd_per_gpu_hour
 from .ranges import Range, point
 from .scenario import LEDGER_DEFAULTS as d
-from .scenario import MFU_FLOOR, PRICING, load_scenario, point_scenario
+from .scenario import MFU_FLOOR, PRICING, choice_spelling, load_scenario, point_scenario
 
 #: "Low" when the claim's implied steady-state MFU (BF16 peak) is below this share of the best
 #: comparable published MFU (``best_reference``). A stated threshold, not a fitted one, and the
@@ -990,9 +989,8 @@ def _claim_choices(spec: ModelSpec, acc, dtype, pricing) -> tuple:
     """``(dtype, dtype_note, pricing)`` of a claim as a scenario file reads its choices: any
     case (FP8 is fp8), hyphens or spaces as underscores ("on-demand" is on_demand), and a
     precision not stated taken from the model's published run (``published_precision``)."""
-    dtype, pricing = (x.lower() if isinstance(x, str) else x for x in (dtype, pricing))
-    if isinstance(pricing, str):
-        pricing = re.sub(r"[\s-]+", "_", pricing.strip())
+    dtype = dtype.lower() if isinstance(dtype, str) else dtype
+    pricing = choice_spelling(pricing) if isinstance(pricing, str) else pricing
     dtype, note = published_precision(spec, acc) if dtype is None else (dtype, "")
     return dtype, note, pricing
 
@@ -1440,11 +1438,14 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
     # the FLOPs a causal run does (kernels skip the masked half of attention): what the
     # physical bounds, the matmul ceiling and the cost floor, are set against
     fc = float(training_flops(spec, c.train_tokens, c.seq_len, method="detailed", causal=True))
-    chain = scaled_reference_chain(acc.name, spec, best, dtype, c.seq_len, own)
-    measured = measured_reference(acc.name, spec, dtype, c.seq_len, own) if chain else None
+    # the evidence as published, read once for the chain and the measured best (an FP8 claim)
+    shown = _as_published(acc.name, spec, dtype, c.seq_len, own) \
+        if best is not None and str(dtype).lower().startswith("fp8") else None
+    chain = _chain_words(shown, best, spec) if shown is not None else ""
+    measured = _best_measured(shown) if chain else None
     # the low end of a cost-only claim's MFU is half the best as measured where the best is a
-    # scaled bound (``_low_yardstick``)
-    low_of = measured[0] if measured is not None and best is not None else mfu_hi
+    # scaled bound (``_low_yardstick``; a chain has a best)
+    low_of = measured[0] if measured is not None else mfu_hi
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * low_of, mfu_hi),
                     notes, bound=bound, bound_source=bound_src, chain=chain, measured=measured,
                     fc=fc)
@@ -1487,6 +1488,22 @@ def _best_evidence(b) -> tuple | None:
     return b.mfu_bf16, b.source
 
 
+def _as_published(accelerator: str, spec: ModelSpec, dtype: str, seq_len,
+                  exclude_model=None) -> tuple:
+    """``(run, fp8, whole_dtype)``: a claim's comparable evidence as published, not × r, which
+    ``scaled_reference_chain`` and ``measured_reference`` both read: the best comparable BF16
+    run or claim (``_best_bf16_evidence``, None without one), the comparable ``dtype`` runs
+    (``accuracy.comparable_published_mfu`` with ``fp8_bound=False``) and the whole runs in
+    scope of that dtype (``_whole_runs_in_scope``), ``exclude_model``'s own runs left out."""
+    own = own_runs(exclude_model)
+    n = float(spec.n_params)
+    whole = _whole_runs_in_scope(accelerator, n, spec.is_moe, True, seq_len, exclude_model)
+    run = _best_bf16_evidence(accelerator, n, spec.is_moe, seq_len, own, whole)
+    fp8 = comparable_published_mfu(accelerator, n, is_moe=spec.is_moe, dtype=dtype,
+                                   exclude_runs=own, seq_len=seq_len, fp8_bound=False)
+    return run, fp8, whole[whole["precision"].astype(str).str.upper() == str(dtype).upper()]
+
+
 def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, seq_len,
                            exclude_model=None) -> str:
     """The evidence behind a best published figure that is a scaled BF16 run, in one sentence
@@ -1498,18 +1515,19 @@ def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, 
     bound higher; "" for a bound that is a run's own figure, or none."""
     if best is None or not str(dtype).lower().startswith("fp8"):
         return ""
-    own = own_runs(exclude_model)
+    return _chain_words(_as_published(accelerator, spec, dtype, seq_len, exclude_model), best,
+                        spec)
+
+
+def _chain_words(published: tuple, best: float, spec: ModelSpec) -> str:
+    """``scaled_reference_chain``'s sentence from ``_as_published``'s evidence."""
+    run, b, whole8 = published
     n = float(spec.n_params)
-    whole = _whole_runs_in_scope(accelerator, n, spec.is_moe, True, seq_len, exclude_model)
-    run = _best_bf16_evidence(accelerator, n, spec.is_moe, seq_len, own, whole)
     if run is None or not math.isclose(best, fp8_bound_of_bf16(*run, n)[0], rel_tol=1e-12):
         return ""
     # FP8 evidence as published (a BF16 run or claim as published is below its × r): a bound
     # it reaches is that run's own figure (a pair's BF16 run × r ties its own FP8 run)
-    b = comparable_published_mfu(accelerator, n, is_moe=spec.is_moe, dtype=dtype,
-                                 exclude_runs=own, seq_len=seq_len, fp8_bound=False)
-    whole8 = whole[whole["precision"].astype(str).str.upper() == "FP8"]["steady_mfu"]
-    if max([b.mfu_bf16 or 0.0, *whole8]) >= best * (1 - 1e-9):
+    if max([b.mfu_bf16 or 0.0, *whole8["steady_mfu"]]) >= best * (1 - 1e-9):
         return ""
     (mfu, name), (r, pair) = run, fp8_speedup_bound(n)
     factor = ("this model's own published pair" if spec.name in pair else "another model")
@@ -1528,22 +1546,21 @@ def measured_reference(accelerator: str, spec: ModelSpec, dtype: str, seq_len,
     """The best comparable evidence as measured, ``(MFU on the BF16 peak, its name)`` or None:
     the best comparable BF16 run or claim as published (``_best_bf16_evidence``, not × r) and
     the comparable ``dtype`` runs as published (``accuracy.comparable_published_mfu`` with
-    ``fp8_bound=False``; whole runs in scope), whichever is higher. The ``low`` verdict's
-    yardstick where the best published figure is a BF16 run × r (``scaled_reference_chain``):
-    r is the largest FP8 ÷ BF16 speed-up of one plan, an upper bound, so half of it is no
-    measured run's half (a trial's Qwen3-30B-A3B on H100 at 24.0% of the BF16 peak was called
-    low against Mixtral 8x7B's BF16 44.3% × 1.4, while the same report said a published run
-    like it, carried to its plan, is slower than that)."""
-    own = own_runs(exclude_model)
-    n = float(spec.n_params)
-    whole = _whole_runs_in_scope(accelerator, n, spec.is_moe, True, seq_len, exclude_model)
-    found = [_best_bf16_evidence(accelerator, n, spec.is_moe, seq_len, own, whole)]
-    b = comparable_published_mfu(accelerator, n, is_moe=spec.is_moe, dtype=dtype,
-                                 exclude_runs=own, seq_len=seq_len, fp8_bound=False)
-    found.append((b.mfu_bf16, b.source) if b.mfu_bf16 is not None else None)
-    w8 = whole[whole["precision"].astype(str).str.upper() == str(dtype).upper()]
-    if len(w8):
-        row = w8.loc[w8["steady_mfu"].idxmax()]
+    ``fp8_bound=False``; whole runs in scope), whichever is higher (``_as_published``). The
+    ``low`` verdict's yardstick where the best published figure is a BF16 run × r
+    (``scaled_reference_chain``): r is the largest FP8 ÷ BF16 speed-up of one plan, an upper
+    bound, so half of it is no measured run's half (a trial's Qwen3-30B-A3B on H100 at 24.0%
+    of the BF16 peak was called low against Mixtral 8x7B's BF16 44.3% × 1.4, while the same
+    report said a published run like it, carried to its plan, is slower than that)."""
+    return _best_measured(_as_published(accelerator, spec, dtype, seq_len, exclude_model))
+
+
+def _best_measured(published: tuple) -> tuple | None:
+    """``measured_reference`` from ``_as_published``'s evidence."""
+    run, b, whole = published
+    found = [run, (b.mfu_bf16, b.source) if b.mfu_bf16 is not None else None]
+    if len(whole):
+        row = whole.loc[whole["steady_mfu"].idxmax()]
         found.append((float(row["steady_mfu"]), _whole_run_words(row) + ")"))
     found = [f for f in found if f is not None]
     return max(found, key=lambda f: f[0]) if found else None

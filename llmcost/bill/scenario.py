@@ -212,13 +212,11 @@ _price = _refuse_if(
 #: What a scenario's ``dtype`` written as an FP8 format or recipe stands for (``_dtype``): the
 #: element format is not a key (the recipe sets it: Transformer Engine's ``Format.HYBRID``
 #: trains the forward in E4M3 and the gradients in E5M2, MXFP8 in E4M3), the scaling is
-#: ``fp8_recipe``'s.
-_FP8_SPELLINGS = {"fp8-e4m3": None, "fp8_e4m3": None, "e4m3": None, "fp8-e5m2": None,
-                  "fp8_e5m2": None, "e5m2": None, "fp8-hybrid": None, "mxfp8": "mxfp8",
-                  "fp8-mx": "mxfp8", "fp8_mx": "mxfp8", "fp8mx": "mxfp8", "fp8-cs": "current",
-                  "fp8cs": "current", "fp8-current": "current", "fp8_current": "current",
-                  "fp8-delayed": "delayed", "fp8_delayed": "delayed", "fp8-blockwise": "blockwise",
-                  "fp8_blockwise": "blockwise"}
+#: ``fp8_recipe``'s. Keys as ``choice_spelling`` writes them (hyphens and spaces as underscores).
+_FP8_SPELLINGS = {"fp8_e4m3": None, "e4m3": None, "fp8_e5m2": None, "e5m2": None,
+                  "fp8_hybrid": None, "mxfp8": "mxfp8", "fp8_mx": "mxfp8", "fp8mx": "mxfp8",
+                  "fp8_cs": "current", "fp8cs": "current", "fp8_current": "current",
+                  "fp8_delayed": "delayed", "fp8_blockwise": "blockwise"}
 
 
 def _dtype(name, v):
@@ -227,16 +225,17 @@ def _dtype(name, v):
     try:
         return _one_of(*COMPUTE_DTYPES)(name, v)
     except ScenarioError as e:
-        if not isinstance(v, str) or v.strip().casefold() not in _FP8_SPELLINGS:
+        if not isinstance(v, str) or choice_spelling(v) not in _FP8_SPELLINGS:
             raise
-        recipe = _FP8_SPELLINGS[v.strip().casefold()]
+        recipe = _FP8_SPELLINGS[choice_spelling(v)]
         raise ScenarioError(f"{e} (write fp8" + (f", with fp8_recipe: {recipe}" if recipe else
                             ": the recipe takes E4M3 and E5M2 where it uses them; fp8_recipe "
                             "names its scaling") + ")") from None
 
 
-def _spelling(word: str) -> str:
-    """A choice's spelling for comparison: case folded, hyphens and spaces as underscores."""
+def choice_spelling(word: str) -> str:
+    """A choice's spelling for comparison: case folded, hyphens and spaces as underscores
+    (``pricing: on-demand`` is on_demand; ``claims`` reads a claim's choices so too)."""
     return re.sub(r"[\s-]+", "_", word.strip().casefold())
 
 
@@ -255,7 +254,7 @@ def _one_of(*allowed):
     def check(name, v):
         if v not in allowed:
             same = [a for a in allowed if isinstance(a, str) and isinstance(v, str)
-                    and _spelling(a) == _spelling(v)]
+                    and choice_spelling(a) == choice_spelling(v)]
             if len(same) == 1:
                 return same[0]
             raise ScenarioError(f"{name}={v!r} must be one of {', '.join(map(repr, allowed))}")

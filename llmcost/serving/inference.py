@@ -898,12 +898,16 @@ def example_draft(model) -> tuple:
     family = re.match(r"[a-z]*", m.name.lower()).group()
     t = list_models()
     major = name_parts(m.name)[1]
+
+    def same_major(name) -> bool:   # where both names give a version
+        v = name_parts(name)[1]
+        return major is None or v is None or int(v) == int(major)
+
     t = t[(t["vocab_size"] == m.vocab_size) & (t["n_active_params"] < m.n_active_params)
           & (t["n_params"] < m.n_params)
           & (t["name"].str.lower().str.match(re.escape(family) + r"(?![a-z])") if family
              else False)
-          & t["name"].map(lambda n: major is None or name_parts(n)[1] is None
-                          or int(name_parts(n)[1]) == int(major))]
+          & t["name"].map(same_major)]
     if not len(t):
         return None, (f"no catalogue model smaller than {m.name} ({m.n_active_params:.3g} "
                       f"{'active ' if m.is_moe else ''}parameters"
