@@ -99,13 +99,14 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     # batch of 8,388,608 = 2²³ tokens then held no whole sequence)
     ("seq_len: 16k\n", r"seq_len='16k' must be a whole number \(write 16384 for 16k: a context "
      r"length's k is 1,024 tokens\)"),
-    # a negative count is a slip, said as one (not the post-training-only words of 0)
-    ("train_tokens: -4.0e12\n", r"train_tokens=-4e\+12 must be > 0: a count of tokens$"),
+    # a negative count is a slip, said as one, with what 0 bills
+    ("train_tokens: -4.0e12\n", r"train_tokens=-4e\+12 must be >= 0: a count of tokens \(0 "
+     r"bills post-training alone"),
     ("price_usd_per_gpu_hour: 0\n", r"price_usd_per_gpu_hour=0.0 must be > 0 \(hardware already "
      r"bought: pricing: owned with ledger_owned_usd_per_gpu"),
-    # a fine-tune-only bill is not modelled: said, not a bare "must be > 0"
-    ("train_tokens: 0\n", r"train_tokens=0.0 must be > 0: every bill prices a pre-training run "
-     r"\(a bill of fine-tuning or RL alone on a released model is not modelled yet"),
+    # 0 bills post-training alone, and must give some (ledger.post_training_only)
+    ("train_tokens: 0\n", r"train_tokens=0 bills post-training alone \(the base model taken as "
+     r"trained\), and the scenario gives none: give ledger_sft_tokens"),
     ("mfu: 40\n", r"mfu=40.0 must be in \(0, 1\]: a fraction of peak \(40% is 0.40\)"),
     ("n_gpus: 4096\nmfu: 0.4\nn_gpus: 8\n", "key 'n_gpus' appears twice \\(line 3\\)"),
     ("n_gpu: 8\n", "unknown parameter 'n_gpu'; did you mean 'n_gpus'"),

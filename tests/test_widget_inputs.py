@@ -36,7 +36,7 @@ def test_flops_explorer_refuses_bad_input_and_shows_the_scenarios_mfu(capsys):
               n_gpus=2048, price_usd_per_gpu_hour=3.99)
     for bad, message in ((dict(mfu=0), r"mfu=0\.0 must be in \(0, 1\]"),
                          (dict(mfu=1.5), r"mfu=1\.5 must be in \(0, 1\]"),
-                         (dict(train_tokens=-1), r"train_tokens=-1\.0 must be > 0"),
+                         (dict(train_tokens=-1), r"train_tokens=-1\.0 must be >= 0"),
                          (dict(price_usd_per_gpu_hour=-1),
                           r"price_usd_per_gpu_hour=-1\.0 must be > 0"),
                          (dict(price_usd_per_gpu_hour=None), r"price_usd_per_gpu_hour=None"),
@@ -131,7 +131,7 @@ def test_claim_and_reliability_explorers_refuse_bad_input():
         widgets.claim_explorer("llama-2-70b", "H100-SXM", n_gpus=0)
     with pytest.raises(ValueError, match=r"days=0 must be a finite number > 0"):
         widgets.claim_explorer("llama-2-70b", "H100-SXM", days=0)
-    with pytest.raises(ValueError, match=r"train_tokens=-1\.0 must be > 0"):
+    with pytest.raises(ValueError, match=r"train_tokens=-1\.0 must be >= 0"):
         widgets.claim_explorer("llama-2-70b", "H100-SXM", tokens=-1)
     kw = dict(n_params=7e10, n_gpus=2048, fail_rate_per_gpu_year=0.1, storage_bytes_per_s=1e11,
               async_=False, restart_s=600.0, ideal_gpu_hours=1e6, price_usd_per_gpu_hour=3.99)

@@ -45,7 +45,7 @@ from ..core.catalog import SCENARIO_DIR, as_accelerator, as_model
 from ..core.hardware import DoesNotFit
 from ..core.units import as_array
 from ..laws.scaling import reference_serving_cost
-from .ledger import build_ledger, engine_gap
+from .ledger import build_ledger, engine_gap, post_training_only
 from .scenario import load_scenario, point_scenario
 
 #: What each route cannot do, in words (the reason a cheaper route may not be an option).
@@ -202,8 +202,11 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
     # is read from the scenario as given, not from the ledger with the routes' tokens
     pre = build_ledger(scenario).usd("compute.")
     no_people = "people, data curation and evaluation of the route"
+    alone = post_training_only(scenario)   # no pre-training run to price this route on
     rows = [
-        ("pre-train from scratch", pre + sft, base,
+        ("pre-train from scratch", float("nan") if alone else pre + sft, base,
+         "not priced: the scenario bills post-training alone (train_tokens: 0), so it has no "
+         "pre-training run for this route; give its train_tokens to price it" if alone else
          f"compute lines of the scenario's bill (final run, failures, exploratory runs) "
          f"${pre:,.0f} + SFT ${sft:,.0f} ({goal.sft_tokens:.3g} tokens)", no_people),
         ("continued pre-training", cpt + sft, base,

@@ -129,6 +129,7 @@ from .scenario import (
     ScenarioError,
     ScenarioNeverFinishes,
     check_mfu_floor,
+    check_post_training_only,
     point_scenario,
     resolve_price,
     rl_campaign_given,
@@ -276,6 +277,7 @@ def _values(scenario: dict) -> dict:
     # decided on what the scenario gives, not on the defaults; kept resolved so that
     # with_changes(bill, ...) keeps it
     out["ledger_rl"] = rl_campaign_given(p)
+    check_post_training_only(out)
     # why the RL line is empty, when it is (private: _values drops it on a rebuild)
     rl_keys = [k for k in ("rl_iterations", "rl_runs") if k in p]
     if isinstance(out.get("mfu"), Range) and out["ledger_pilot_tokens_per_s_per_gpu"] is not None:
@@ -464,7 +466,9 @@ def _build(p: dict) -> Ledger:
     eval_h = _evaluation_lines(lines, b)
     explore = None
     rerun_h = p["ledger_rerun_probability"] * run["paid_h"]  # the rerun reserve's compute
-    if explore_h is None:  # a fraction: priced after post-training and evaluation, netted out
+    if explore_h is None and post_training_only(p):
+        explore_h = _post_training_exploration_line(lines, explore_ix, b)
+    elif explore_h is None:  # a fraction: priced after post-training and evaluation, netted out
         explore = _exploratory_fraction_line(
             lines, explore_ix, p, run["paid_h"],
             _netted_parts(lines, tune_h, rl_h, eval_h, rerun_h), b.gpu_rate, b.kind_compute)
@@ -779,6 +783,9 @@ def _pretraining_lines(lines: list, b: _Basis) -> dict:
     run = {"ideal_h": 0.0, "paid_h": 0.0, "flops_total": 0.0, "main_plan": None,
            "main_goodput": None, "main_days": 0.0, "main_ideal": 0.0, "phases": phases,
            "run_days": 0.0}
+    if post_training_only(p):
+        _base_model_lines(lines, b)
+        return run
     for i, ph in enumerate(phases):
         flops = ph["tokens"] * float(model_flops_per_token(b.spec, ph["seq_len"]))
         hours = flops / (b.peak * ph["mfu"]) / SECONDS_PER_HOUR
@@ -819,6 +826,31 @@ def _pretraining_lines(lines: list, b: _Basis) -> dict:
             "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario"
             if p["ledger_resumable"] else NO_CHECKPOINTS_SOURCE, "modelled", "07_checkpoints"))
     return run
+
+
+#: Why a post-training bill (``train_tokens: 0``) bills no pre-training: its lines' words.
+BASE_MODEL_WORDS = ("train_tokens: 0: the base model is taken as trained (a released model, or "
+                    "one already paid for); this bill prices what is done to it")
+
+
+def post_training_only(scenario: dict) -> bool:
+    """Whether a scenario bills post-training alone: ``train_tokens`` 0, the base model taken as
+    trained (a team fine-tuning or running RL on a released model). ``scenario.
+    check_post_training_only`` refuses such a scenario without post-training to bill."""
+    if not isinstance(scenario, dict):
+        raise ValueError(f"scenario={scenario!r} must be a mapping of parameter names to values")
+    return not _given(scenario.get("train_tokens", 1))
+
+
+def _base_model_lines(lines: list, b: _Basis) -> None:
+    """A post-training bill's pre-training lines (``post_training_only``): the main run and its
+    failures at $0, "not given", saying why (the base model is given)."""
+    for key, label, nb in (("compute.pretraining.main", "pre-training compute", "01_flops"),
+                           ("compute.failures", "failures, checkpoints and restarts",
+                            "07_checkpoints")):
+        lines.append(Line(key, label, "compute", "pre-training", b.kind_compute, 0.0,
+                          f"{BASE_MODEL_WORDS}: no pre-training run is billed", "",
+                          "not given", nb))
 
 
 def _exploratory_runs_line(lines: list, b: _Basis):
@@ -964,8 +996,13 @@ def _schedule_days(p: dict, run: dict, explore_h, tune_h, rl_camp) -> dict:
 
         exploration = run days × exploratory GPU-h ÷ final run paid GPU-h
         post_training = run days × fine-tuning GPU-h ÷ final run paid GPU-h
-                        + RL days per run × rl_runs"""
-    rate = run["run_days"] / run["paid_h"] if np.all(run["paid_h"] > 0) else 0.0
+                        + RL days per run × rl_runs
+
+    A bill without a final run (``post_training_only``) schedules its GPU-hours on the
+    scenario's ``n_gpus``: days = GPU-h ÷ (n_gpus × 24)."""
+    # without a final run (post_training_only): the cluster's own rate, 1 ÷ (GPUs × 24)
+    rate = run["run_days"] / run["paid_h"] if np.all(run["paid_h"] > 0) else \
+        1.0 / (p["n_gpus"] * 24.0)
     rl = 0.0
     if rl_camp is not None:
         factor = p.get("rl_time_factor")
@@ -1027,7 +1064,9 @@ def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) ->
             f"months, {role:g}, longer than the compute {'schedule' if longer else 'run'} "
             f"({_period(months, 'months')}); the data work before it is not counted: set "
             "ledger_project_months"), "roles"
-    span = (f"the compute schedule (exploration, the final run{with_phases} and post-training "
+    parts = ("exploration and post-training" if post_training_only(p) else
+             f"exploration, the final run{with_phases} and post-training")
+    span = (f"the compute schedule ({parts} "
             f"one after the other, notebook 00 step 7; {_period(months, 'months')}) only; the "
             "data work before it is not counted" if longer else
             f"the final run's wall clock{with_phases} ({_period(months, 'months')}), nothing "
@@ -1103,6 +1142,12 @@ def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> No
     tier's throughput per TiB), plus milestone checkpoints on the cold tier for
     ``ckpt_retention_months``, at ``data/storage_prices.csv`` prices; 0 without checkpoints."""
     p = b.p
+    if post_training_only(p):  # sized on a pre-training run's checkpoint plan; none here
+        lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
+                          "fixed", None, "not modelled for a bill without pre-training: the "
+                          "line sizes the pre-training run's checkpoints (notebook 07); the "
+                          "post-training runs' checkpoints are not priced", "", "not modelled"))
+        return
     if main_plan is None:
         lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
                           "fixed", 0.0, "no checkpoints (ledger_resumable=false)", "", "modelled"))
@@ -1141,7 +1186,8 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
 
     (a GB-month is billed as 2³⁰ bytes, ``reliability.BILLED_GB``: AWS S3 FAQ)
 
-    bytes = ``ledger_dataset_bytes``, else training tokens × ``dataset_bytes_per_token``
+    bytes = ``ledger_dataset_bytes``, else training tokens (``_dataset_tokens``) ×
+    ``dataset_bytes_per_token``
     (``data/ledger_defaults.csv``); retention months = ``ledger_dataset_retention_months``
     (the checkpoints' milestones keep ``ckpt_retention_months``, their own line); $/GB-month of
     ``ledger_dataset_tier`` (``data/storage_prices.csv``)."""
@@ -1149,7 +1195,7 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
     _checkpoint_storage_line(lines, b, main_plan, main_days)
     ds_given = p["ledger_dataset_bytes"] is not None
     ds_bytes = p["ledger_dataset_bytes"] if ds_given else \
-        p["train_tokens"] * default("dataset_bytes_per_token")
+        _dataset_tokens(p) * default("dataset_bytes_per_token")
     ds_months = project_months + p["ledger_dataset_retention_months"]
     ds_price = rel.storage_price(p["ledger_dataset_tier"])
     lines.append(Line(
@@ -1167,8 +1213,19 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
     _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
                   p["ledger_log_bytes"] / rel.BILLED_GB * ds_months, log_price,
                   "GiB-months (the GB a GB-month bills)", "$/GB-month",
-                  f"ledger_log_bytes kept {ds_months:,.1f} months on {p['ledger_dataset_tier']}",
+                  f"ledger_log_bytes kept {_quantity(ds_months)} months on "
+                  f"{p['ledger_dataset_tier']}",
                   ("ledger_log_bytes", "ledger_dataset_tier"))
+
+
+def _dataset_tokens(p: dict):
+    """The tokens the dataset line stores when the scenario gives no bytes: the pre-training
+    tokens, or, in a bill of post-training alone (``post_training_only``), the fine-tuning
+    tokens (SFT, continued pre-training and LoRA; an RL campaign's prompts are not counted)."""
+    if not post_training_only(p):
+        return p["train_tokens"]
+    return sum(p[k] or 0.0 for k in ("ledger_sft_tokens", "ledger_cpt_tokens",
+                                     "ledger_lora_tokens"))
 
 
 def _network_lines(lines: list, p: dict) -> None:
@@ -1295,9 +1352,10 @@ def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
                       "pre-training", "fixed", rerun_p * final_run_usd,
                       f"P(rerun) {rerun_p:.0%} × final run {_sentence_usd(final_run_usd)} "
                       "(expected cost of relaunching after a divergence, as OPT-175B's lineage "
-                      "12)",
+                      "12)" if not post_training_only(p) else
+                      f"{BASE_MODEL_WORDS}: no final pre-training run to rerun",
                       "ledger_rerun_probability (scenario)",
-                      "modelled" if _given(rerun_p) else "not given"))
+                      "modelled" if _given(rerun_p * final_run_usd) else "not given"))
     sub = _num(sum(ln.usd for ln in lines if ln.usd is not None))
     frac = p["ledger_reserve_fraction"]
     lines.append(Line("reserve.contingency", "reserve: contingency for hidden costs", "reserve",
@@ -1327,7 +1385,8 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
         "training_flops_causal": sum(ph["tokens"] * float(model_flops_per_token(
             spec, ph["seq_len"], causal=True)) for ph in run["phases"]),
         "ideal_gpu_hours": run["ideal_h"], "paid_gpu_hours": run["paid_h"],
-        "main_ideal_gpu_hours": run["main_ideal"], "goodput": run["ideal_h"] / run["paid_h"],
+        "main_ideal_gpu_hours": run["main_ideal"], "goodput": (run["ideal_h"] / run["paid_h"]
+                                                    if _given(run["paid_h"]) else None),
         "wall_clock_days": run["main_days"], "run_wall_clock_days": run["run_days"],
         "all_gpu_hours": totals["all_gpu_hours"],
         "energy_mwh": en["mwh"],
@@ -1459,6 +1518,22 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted: dict, rate, kind) -
                           else row["source"], "modelled" if given else "default"))
     return {"gpu_hours": h, "fraction": frac, "gross_gpu_hours": gross, "netted": netted,
             "netted_gpu_hours": netted_h, "clamped": clamped, "usd_per_gpu_hour": rate}
+
+
+def _post_training_exploration_line(lines: list, ix: int, b: _Basis) -> float:
+    """A post-training bill's exploratory line (``post_training_only``) when it lists no runs
+    (``ledger_exploratory_runs``): not modelled, inserted at ``ix``; returns 0 GPU-hours.
+    Cottier et al.'s multiplier (``_exploratory_fraction_line``) measures a project's
+    development compute against its final pre-training run, and a post-training bill has none:
+    no published ratio sizes the sweeps of a fine-tuning or RL project, so none is made up."""
+    lines.insert(ix, Line(
+        "compute.exploratory", "exploratory and failed runs", "compute", "development",
+        b.kind_compute, None,
+        "not modelled for a bill without pre-training: the exploratory multiplier (Cottier et "
+        "al. 2024, 1.2-4× the final run) is measured against a final pre-training run; list the "
+        "sweeps and failed runs of the post-training in ledger_exploratory_runs to bill them",
+        default_rows()["exploratory_fraction"]["source"], "not modelled"))
+    return 0.0
 
 
 def _possessive(name: str) -> str:
@@ -1615,7 +1690,8 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
     moves the total by $0.00"; a trial read "the exploratory line is $3.03k more" beside a
     table whose exploratory line fell $48.9k with the final run; ``estimate --compare``, the index's
     comparison); None when neither nets anything out or both net the same amount. ``names``:
-    the two bills' names as the comparison's columns have them.
+    the two bills' names as the comparison's columns have them. None too where either bill is
+    of post-training alone (``post_training_only``: no multiplier, nothing netted).
 
     Each bill's exploratory line is max(0, g − n) in dollars, g = fraction × final run GPU-h ×
     rate, n = netted GPU-h × rate (``_exploratory_fraction_line``), so the netted lines and the
@@ -1638,6 +1714,8 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
               for x, name in ((a, "a"), (b, "b")))
     if not (na and na["netted"]) and not (nb and nb["netted"]):
         return None
+    if any(post_training_only(x.scenario or {}) for x in (a, b)):
+        return None   # no multiplier on one side: its post-training is billed, none absorbed
 
     def cost(n, absorbed=False):
         if not n:
@@ -3108,7 +3186,9 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
                       "the exploratory line is $0 at every fraction of that range")
         elif k == "ledger_exploratory_fraction":
             out[k] = ("the scenario lists its exploratory runs (ledger_exploratory_runs)"
-                      if p.get("ledger_exploratory_runs") else "exploratory compute is "
+                      if p.get("ledger_exploratory_runs") else "not modelled without "
+                      "pre-training: no final run to take a fraction of"
+                      if post_training_only(p) else "exploratory compute is "
                       f"priced as {bill.line('compute.exploratory').how}, not as a fraction")
         else:
             out[k] = "no error band for this MFU"

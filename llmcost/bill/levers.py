@@ -88,7 +88,7 @@ from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fi
                      splitting_counts)
 from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind,
                      exploratory_as_fraction, exploratory_shift_words, failure_model,
-                     headline_draws, point_outside, simulate_ledger)
+                     headline_draws, point_outside, post_training_only, simulate_ledger)
 from .montecarlo import beyond_rounding
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import (ACQUISITION_DEFAULT_WORDS, default, owned_usd_per_gpu_hour,
@@ -3263,6 +3263,17 @@ def checkpoint_plan_of(scenario: dict):
 
 # ------------------------------------------------------------------------------ working backwards
 @disk_cached  # the same for every call with these arguments: core.diskcache
+def _refuse_post_training_only(scenario) -> None:
+    """``fit_budget``'s refusal of a bill of post-training alone (``ledger.post_training_only``):
+    a budget fits the pre-training tokens and a deadline the pre-training run's GPUs."""
+    if isinstance(scenario, dict) and post_training_only(scenario):
+        raise ValueError("train_tokens=0 (a bill of post-training alone): a budget fits the "
+                         "pre-training tokens and a deadline the pre-training run's GPUs, and "
+                         "this bill has no pre-training run; give train_tokens > 0, or change "
+                         "the post-training keys (ledger_sft_tokens, rl_iterations, n_gpus, "
+                         "rl_gpus) and compare the bills")
+
+
 def fit_budget(scenario: dict, budget_usd: float | None = None,
                deadline_days: float | None = None, gpu_step: int | None = None,
                overrun: bool = False):
@@ -3298,9 +3309,10 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     Raises
     ------
     ValueError
-        Neither given, a non-positive value, a deadline no GPU count up to 64× the scenario's
-        meets (with a plan that fits and no large pipeline bubble, where the counts are the
-        plan's), or a budget below the bill of 0.1% of the scenario's tokens.
+        Neither given, a scenario of post-training alone (``ledger.post_training_only``: no
+        pre-training run to fit), a non-positive value, a deadline no GPU count up to 64× the
+        scenario's meets (with a plan that fits and no large pipeline bubble, where the counts
+        are the plan's), or a budget below the bill of 0.1% of the scenario's tokens.
     """
     if gpu_step is not None:
         _scalar(gpu_step, "gpu_step", positive=True, integer=True)
@@ -3308,6 +3320,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
 
     if budget_usd is None and deadline_days is None:
         raise ValueError("budget_usd and deadline_days are both None: give at least one")
+    _refuse_post_training_only(scenario)
     if isinstance(scenario, dict) and scenario.get("dp"):  # follows the count: n = TP·PP·CP·DP
         scenario = {**scenario, "dp": 0}
     # the bill does not read the plan; a GPU count without a valid plan is still priced (the

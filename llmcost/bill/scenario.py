@@ -177,14 +177,6 @@ _exploratory_fraction = _refuse_if(
     lambda v: not 0 <= v <= EXPLORATORY_FRACTION_MAX,
     "be in [0, 10]: the development compute beyond the final run, in multiples of the final "
     "run's compute (Cottier et al. 2024's 90% interval: 0.2-3.0; 119% is 1.19)")
-#: train_tokens: a bill always prices a pre-training run; a bill of post-training alone is not
-#: modelled (a trial gave 0 to price only fine-tuning a released model and read "must be > 0")
-_pretraining_tokens_zero = _refuse_if(
-    lambda v: v == 0, "be > 0: every bill prices a pre-training run (a bill of fine-tuning or "
-    "RL alone on a released model is not modelled yet; its lines, ledger_sft_tokens, "
-    "ledger_lora_tokens and the rl_ keys, are priced beside a pre-training run)")
-
-
 #: a role's fte, months and pay: 0 prices the role at $0 (a data trial's `months: 0` read
 #: "people $0.00, modelled" without a word)
 _role_positive = _refuse_if(
@@ -193,12 +185,48 @@ _role_positive = _refuse_if(
 
 
 def _pretraining_tokens(name, v):
-    """0 refused with why (no post-training-only bill), a negative count as the slip it is (a
-    trial's -4e12 was told of fine-tuning bills and printed as -4000000000000.0)."""
+    """A count of tokens, >= 0: 0 bills post-training alone (the base model taken as trained:
+    ``ledger.post_training_only``; ``check_post_training_only`` asks for what it bills); a
+    negative count refused as the slip it is (a trial's -4e12 printed as -4000000000000.0)."""
     if v < 0:
         shown = f"{v:.4g}" if abs(v) >= 1e6 else repr(v)   # -4e+12, not -4000000000000.0
-        raise ScenarioError(f"{name}={shown} must be > 0: a count of tokens")
-    return _pretraining_tokens_zero(name, v)
+        raise ScenarioError(f"{name}={shown} must be >= 0: a count of tokens (0 bills "
+                            "post-training alone, the base model taken as trained)")
+    return v
+
+
+#: The keys a bill of post-training alone (``train_tokens: 0``) can bill, one at least.
+POST_TRAINING_KEYS = ("ledger_sft_tokens", "ledger_cpt_tokens", "ledger_lora_tokens",
+                      "rl_iterations")
+
+
+def check_post_training_only(p: dict) -> None:
+    """A scenario of ``train_tokens: 0`` (post-training alone, the base model taken as trained)
+    must bill some post-training, ``ledger_sft_tokens``, ``ledger_cpt_tokens``,
+    ``ledger_lora_tokens`` or an RL campaign (``ledger_rl`` resolved: ``rl_campaign_given``),
+    and no pre-training ``phases`` (they extend a pre-training run it does not have).
+    ``p``: the ledger's values, defaults filled and ``ledger_rl`` resolved."""
+    if p.get("train_tokens") != 0:
+        return
+    if p.get("phases"):
+        raise ScenarioError(
+            f"phases={[ph.get('name') for ph in p['phases']]!r} with train_tokens=0: phases "
+            "extend a pre-training run, and train_tokens: 0 bills post-training alone; give "
+            "the pre-training's train_tokens, or bill a released model's extension as "
+            "ledger_cpt_tokens (continued pre-training)")
+    if p.get("ledger_published_defaults"):
+        raise ScenarioError(
+            "ledger_published_defaults=true with train_tokens=0: the published defaults are a "
+            "frontier pre-training project's (Llama 2's annotation counts, FineWeb's processing "
+            "of a pre-training corpus, Epoch's project lengths); a bill of post-training alone "
+            "gives its data, evaluation and people lines itself")
+    tuned = any(p.get(k) for k in POST_TRAINING_KEYS[:3])
+    if not tuned and not p.get("ledger_rl"):
+        raise ScenarioError(
+            "train_tokens=0 bills post-training alone (the base model taken as trained), and "
+            "the scenario gives none: give ledger_sft_tokens, ledger_cpt_tokens, "
+            "ledger_lora_tokens or an RL campaign (rl_iterations, rl_runs), or the "
+            "pre-training's train_tokens (> 0)")
 
 
 #: a GPU-hour price: 0 is refused with where a free or prepaid hour goes (a trial's startup
@@ -2056,9 +2084,16 @@ def load_scenario(path) -> dict:
             raise ScenarioError(f"{p}: {e}") from None
     try:
         _cross_check(point_scenario(out))
+        _check_file_post_training(out)
     except ScenarioError as e:
         raise ScenarioError(f"{p}: {e}") from None
     return out
+
+
+def _check_file_post_training(out: dict) -> None:
+    """``check_post_training_only`` of a scenario file, decided on the file's own keys (its RL
+    campaign: ``rl_campaign_given``) and the notebooks' defaults for the rest."""
+    check_post_training_only({**LEDGER_DEFAULTS, **out, "ledger_rl": rl_campaign_given(out)})
 
 
 def _check_given_once(out: dict, p) -> None:

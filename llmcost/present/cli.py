@@ -23,9 +23,9 @@ from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning, plan_does_not_fit
 from ..bill.claims import (LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim,
                            compute_threshold_words)
-from ..bill.ledger import (count_gap_words, exploratory_shift_words, exploratory_words,
-                           headline_draws, mfu_draw_keys, own_ranged_scenario,
-                           predicted_mfu_words, simulate_ledger)
+from ..bill.ledger import (BASE_MODEL_WORDS, count_gap_words, exploratory_shift_words,
+                           exploratory_words, headline_draws, mfu_draw_keys, own_ranged_scenario,
+                           post_training_only, predicted_mfu_words, simulate_ledger)
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
 from ..bill.ranges import POINT_WORDS, Range, is_point_range, is_ranged
@@ -822,10 +822,12 @@ def alternatives_text(routes, columns: int | None = None, bill=None) -> str:
                               f"{usd(r.serving_usd)}, total {usd(r.total_usd)}", columns,
                               "    ")
     if bill is not None:
+        pre = ("not priced, the bill having no pre-training (train_tokens: 0)"
+               if post_training_only(bill.scenario or {}) else
+               f"the bill's compute lines, {usd(bill.usd('compute.'))}, and SFT on the goal's "
+               "tokens")
         out += wrap_lines(f"  one-off: what each route spends to reach the goal; pre-training's "
-                          f"is the bill's compute lines, {usd(bill.usd('compute.'))}, and SFT "
-                          f"on the goal's tokens; the whole bill is {usd(bill.total_usd)}",
-                          columns)
+                          f"is {pre}; the whole bill is {usd(bill.total_usd)}", columns)
     out += wrap_lines(f"  serving at the roofline price: a lower bound (engines measured "
                       f"{lo:.1f}-{hi:.1f}x slower). Quality is not modelled; what each route "
                       "cannot do:", columns)
@@ -909,6 +911,8 @@ def _run_tokens(bill) -> str:
     tokens, seq = bill.scenario.get("train_tokens"), bill.scenario.get("seq_len")
     if not isinstance(tokens, (int, float)) or not isinstance(seq, int):
         return ""
+    if post_training_only(bill.scenario):
+        return f", post-training alone (train_tokens: 0) in {seq:,}-token sequences"
     return f", {fmt_count(tokens, 3)} tokens in {seq:,}-token sequences"
 
 
@@ -1090,23 +1094,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"energy of all {fmt_quantity(f['all_gpu_hours'])} GPU-h (every line's compute) "
               f"{fmt_quantity(f['energy_mwh'])} MWh, {fmt_quantity(f['tco2e'])} tCO2e")
     lines += [""] + [x for ln in [
-              # the count the hours are priced on, beside the 6ND a reader checks by hand (a
-              # lecturer's 6·N·D GPU-hours were 20-39% below the bill's, unexplained here)
-              f"pre-training FLOPs (main run and phases): "
-              f"{f['training_flops_mfu_basis']:.3g} on the MFU basis (the matmuls a token "
-              "passes through and the attention core, full mask; notebook 01), 6·N·D "
-              f"{f['training_flops_6nd']:.3g}: {count_gap_words(bill)}; ideal GPU-h = FLOPs ÷ "
-              "(peak × MFU × 3,600 s)" + (", summed over the phases, each at its own MFU"
-                                          if (bill.scenario or {}).get("phases") else ""),
-              compute_threshold_words(f["training_flops_6nd"], f["training_flops_causal"]),
-              "pre-training GPU-hours (main run and phases): "
-              f"{fmt_quantity(f['ideal_gpu_hours'])} ideal, {fmt_quantity(f['paid_gpu_hours'])} "
-              f"paid (goodput {f['goodput']:.1%}); "
-              f"{fmt_quantity(f['all_gpu_hours'])} GPU-h with exploration, post-training, "
-              "evaluation and the rerun reserve",
-              f"wall clock of the main run: {fmt_period(f['wall_clock_days'], 'days')} paid "
-              f"({fmt_period(f['main_ideal_days'], 'days')} at 100% goodput, as notebook 01 "
-              "counts it)",
+              *_pretraining_figure_lines(bill),
               energy,
               f"project duration: {fmt_period(f['project_months'], 'months')} "
               f"({f['project_months_source']})",
@@ -1132,6 +1120,35 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         lines += wrap_lines(f"warning: {w}", columns)
     head, body = lines[:3], lines[3:]
     return "\n".join([x for ln in head for x in wrap_lines(ln, columns)] + body)
+
+
+def _pretraining_figure_lines(bill) -> list:
+    """The pre-training figures under the bill in the terminal: its FLOPs on both counts, the
+    compute threshold, its GPU-hours and wall clock; one sentence for a bill of post-training
+    alone (``ledger.post_training_only``)."""
+    f = bill.figures
+    if post_training_only(bill.scenario or {}):
+        return [f"no pre-training billed ({BASE_MODEL_WORDS}); "
+                f"{fmt_quantity(f['all_gpu_hours'])} GPU-h of post-training, evaluation and the "
+                "other lines' compute"]
+    return [
+        # the count the hours are priced on, beside the 6ND a reader checks by hand (a
+        # lecturer's 6·N·D GPU-hours were 20-39% below the bill's, unexplained here)
+        f"pre-training FLOPs (main run and phases): "
+        f"{f['training_flops_mfu_basis']:.3g} on the MFU basis (the matmuls a token "
+        "passes through and the attention core, full mask; notebook 01), 6·N·D "
+        f"{f['training_flops_6nd']:.3g}: {count_gap_words(bill)}; ideal GPU-h = FLOPs ÷ "
+        "(peak × MFU × 3,600 s)" + (", summed over the phases, each at its own MFU"
+                                    if (bill.scenario or {}).get("phases") else ""),
+        compute_threshold_words(f["training_flops_6nd"], f["training_flops_causal"]),
+        "pre-training GPU-hours (main run and phases): "
+        f"{fmt_quantity(f['ideal_gpu_hours'])} ideal, {fmt_quantity(f['paid_gpu_hours'])} "
+        f"paid (goodput {f['goodput']:.1%}); "
+        f"{fmt_quantity(f['all_gpu_hours'])} GPU-h with exploration, post-training, "
+        "evaluation and the rerun reserve",
+        f"wall clock of the main run: {fmt_period(f['wall_clock_days'], 'days')} paid "
+        f"({fmt_period(f['main_ideal_days'], 'days')} at 100% goodput, as notebook 01 "
+        "counts it)"]
 
 
 def _num(fmt: str, scale: float = 1.0):
@@ -1355,6 +1372,10 @@ def _check(args) -> int:
             # the notebooks that build one): llmcost.bill.validation
             planned = plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
+            if post_training_only(sc) and args.train_tokens is None:
+                return _fail(f"{args.scenario}: train_tokens=0 bills post-training alone, and "
+                             "a claim is checked on a pre-training run's tokens: give "
+                             "--train-tokens, or `llmcost estimate --scenario` for its bill")
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
             # the model and accelerator a scenario leaves out are the notebooks' defaults, as
             # estimate and report take them (a trial's one-line scenario was refused here);

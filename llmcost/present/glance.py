@@ -44,6 +44,7 @@ from ..bill.ledger import (
     netting_usd,
     own_ranged_scenario,
     point_outside,
+    post_training_only,
     simulate_ledger,
 )
 from ..bill.checks import GIVEN_MFU_PATTERN, RANGE_POINT_WORDS, fp8_over_bf16
@@ -2089,11 +2090,18 @@ def compare_days_words(bills) -> str:
     """The two bills' main-run wall clock side by side (``Ledger.figures['wall_clock_days']``,
     failures and restarts included), what a price comparison leaves out when one bill runs longer
     (spot against on demand): "main run's wall clock, failures included: A 416.8 days, B 374.0
-    days (B − A −42.8 days)"; "" when either bill has none."""
+    days (B − A −42.8 days)"; a bill of post-training alone (``ledger.post_training_only``)
+    has "no pre-training run"; "" when either bill has no such figure."""
     days = [getattr(b, "figures", {}).get("wall_clock_days") for b in bills]
     if len(days) != 2 or any(d is None or d != d for d in days):
         return ""
     a, b = (float(d) for d in days)
+    alone = [post_training_only(getattr(x, "scenario", None) or {}) for x in bills]
+    if any(alone):  # a bill of post-training alone has no main run (train_tokens: 0)
+        a_words, b_words = ("no pre-training run" if no else fmt_duration(d * 86400)
+                            for no, d in zip(alone, (a, b)))
+        return (f"main run's wall clock, failures included: A {a_words}, B {b_words}"
+                + compare_months_words(bills))
     diff = b - a
     sign = "−" if diff < 0 else "+" if diff > 0 else ""
     return (f"main run's wall clock, failures included: A {fmt_duration(a * 86400)}, "

@@ -52,6 +52,7 @@ from ..bill.ledger import (
     build_ledger,
     headline_draws,
     point_outside,
+    post_training_only,
     predicted_band_of,
     predicted_mfu_source,
     predicted_mfu_words,
@@ -1532,6 +1533,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         raise UsageError(f"jobs={jobs!r} must be a whole number >= 1")
     t_start = time.perf_counter()
     plan = plan_report(scenario_path, selection)
+    _refuse_post_training_only(plan.scenario, scenario_path)
     try:
         other = None if compare is None else (str(compare), estimate_ledger(compare))
     except ScenarioError as e:  # the second scenario's fault, said as the one to compare with
@@ -1553,6 +1555,20 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
             gc.unfreeze()
         if lock is not None:
             lock.close()
+
+
+def _refuse_post_training_only(scenario: dict, scenario_path) -> None:
+    """A ``ScenarioError`` before anything is written for a bill of post-training alone
+    (``ledger.post_training_only``, ``train_tokens: 0``): every page walks a pre-training run
+    (its FLOPs, batch, plan, step time, checkpoints, compute-optimal point, and the bill's
+    levers on it), so none runs on none; ``llmcost estimate`` prints that bill."""
+    if post_training_only(scenario):
+        raise ScenarioError(
+            f"{scenario_path}: train_tokens=0 bills post-training alone, and the report's pages "
+            "walk a pre-training run (its FLOPs, batch, parallel plan, step time, checkpoints "
+            "and compute-optimal point) that this scenario does not have: `llmcost estimate "
+            f"--scenario {scenario_path}` prints its bill (with --compare and --alternatives); "
+            "a report of post-training alone is not built yet")
 
 
 def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int, progress,

@@ -52,8 +52,15 @@ from .glossary import load_glossary
 def _checked(**values) -> dict:
     """Each widget argument named after a scenario key, checked by that key's rule
     (``bill.scenario.validate_parameter``): a ``ValueError`` naming the key, the value and the
-    rule, as a scenario would get, not a panel computing a clamped or nonsensical value."""
-    return {k: validate_parameter(k, v) for k, v in values.items()}
+    rule, as a scenario would get, not a panel computing a clamped or nonsensical value. A
+    ``train_tokens`` of 0, a scenario's bill of post-training alone, is refused: every panel
+    that takes it shows a pre-training run."""
+    out = {k: validate_parameter(k, v) for k, v in values.items()}
+    if out.get("train_tokens") == 0:
+        raise ValueError("train_tokens=0 must be > 0 here: this panel shows a pre-training run "
+                         "(a scenario's train_tokens: 0 bills post-training alone, with no run "
+                         "to show)")
+    return out
 
 
 def _span(value, lo, hi) -> tuple:

@@ -1,0 +1,182 @@
+"""A bill of post-training alone (``train_tokens: 0``: the base model taken as trained, a team
+fine-tuning or running RL on a released model): what it bills, checked by hand, what it leaves
+out and says, and every entry point that cannot price it refusing it with the reason.
+
+Hand figures: Qwen2.5-7B's config.json (huggingface.co/Qwen/Qwen2.5-7B: 28 layers, hidden size
+3,584, vocabulary 152,064, untied embeddings) and its parameter count, 7,615,616,512 (the
+safetensors index; the model card's "7.61B"); the H100 SXM's dense BF16 peak, 989.4 TFLOP/s
+(NVIDIA H100 Tensor Core GPU Architecture whitepaper, H100 SXM5 table); S3 Standard at
+$0.023/GB-month (aws.amazon.com/s3/pricing, first 50 TB)."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from llmcost.bill.alternatives import price_routes
+from llmcost.bill.ledger import build_ledger, exploratory_shift_words, post_training_only
+from llmcost.bill.levers import fit_budget
+from llmcost.bill.scenario import ScenarioError, load_scenario
+from llmcost.present.glance import compare_days_words
+from llmcost.present.report import run_report
+
+PEAK_BF16_H100 = 989.4e12          # FLOP/s, dense (whitepaper)
+L, D, V, S = 28, 3584, 152_064, 4096
+N_QWEN25_7B = 7_615_616_512
+#: training FLOPs per token on the MFU basis, by hand: 6 × the parameters a token's matmuls use
+#: (all but the input embedding, a lookup) + the attention core, 12·L·s·d (QKᵀ and AV, forward
+#: 4·L·s·d, backward twice that; full mask). Norms and biases (about 2e6 FLOP/token) are left
+#: out, 0.004% of the total: the tolerance below is 0.1%.
+FLOPS_PER_TOKEN = 6 * (N_QWEN25_7B - V * D) + 12 * L * S * D
+
+BASE = dict(model="qwen2.5-7b", accelerator="H100-SXM", n_gpus=64, train_tokens=0, seq_len=S,
+            global_batch_tokens=1_048_576, mfu=0.4, price_usd_per_gpu_hour=2.0,
+            fail_rate_per_gpu_year=0.0, fail_planned_per_day=0.0)
+
+
+def _sft_bill(**more):
+    return build_ledger({**BASE, "ledger_sft_tokens": 5e9, **more})
+
+
+def test_sft_alone_is_billed_as_hand_derived():
+    bill = _sft_bill()
+    # no failures: goodput 1, so GPU-h = D × F ÷ (peak × MFU) ÷ 3,600
+    gpu_h = 5e9 * FLOPS_PER_TOKEN / (PEAK_BF16_H100 * 0.4) / 3600.0
+    assert bill.line("post.sft").usd == pytest.approx(gpu_h * 2.0, rel=1e-3)
+    assert bill.line("post.sft").usd == pytest.approx(332.4, rel=2e-3)   # 166.2 GPU-h × $2
+    # the schedule: those GPU-hours on the scenario's 64 GPUs, one after the other
+    days = gpu_h / (64 * 24.0)
+    assert bill.figures["schedule_days"]["post_training"] == pytest.approx(days, rel=1e-3)
+    assert bill.figures["schedule_days"]["final_run"] == 0.0
+    months = days * 12 / 365.25
+    assert bill.figures["project_months"] == pytest.approx(months, rel=1e-3)
+    assert "exploration and post-training one after the other" in \
+        bill.figures["project_months_source"]
+    # the dataset line stores the fine-tuning tokens, 4 bytes each, for the project + 12 months
+    ds = 5e9 * 4 / 2**30 * (12 + months) * 0.023
+    assert bill.line("storage.datasets").usd == pytest.approx(ds, rel=1e-3)
+    assert bill.figures["goodput"] is None and bill.figures["final_run_usd"] == 0.0
+
+
+def test_what_it_leaves_out_is_said_and_not_priced():
+    bill = _sft_bill()
+    for key in ("compute.pretraining.main", "compute.failures"):
+        ln = bill.line(key)
+        assert ln.usd == 0.0 and ln.status == "not given"
+        assert "train_tokens: 0: the base model is taken as trained" in ln.how
+    for key in ("compute.exploratory", "storage.checkpoints"):   # no made-up number
+        ln = bill.line(key)
+        assert ln.usd is None and ln.status == "not modelled"
+        assert "without pre-training" in ln.how
+    assert "ledger_exploratory_runs" in bill.line("compute.exploratory").how
+    rerun = bill.line("reserve.rerun")
+    assert rerun.usd == 0.0 and "no final pre-training run to rerun" in rerun.how
+    # the total is the priced lines' sum
+    priced = sum(float(ln.usd) for ln in bill.lines if ln.usd is not None)
+    assert bill.total_usd == pytest.approx(priced, rel=1e-12)
+    assert bill.total_usd == pytest.approx(bill.line("post.sft").usd
+                                           + bill.line("storage.datasets").usd, rel=1e-9)
+
+
+def test_listed_exploratory_runs_are_billed():
+    bill = _sft_bill(ledger_exploratory_runs=[{"name": "lr sweep", "gpu_hours": 500.0}])
+    ln = bill.line("compute.exploratory")
+    assert ln.status == "modelled" and ln.usd == pytest.approx(500.0 * 2.0)
+
+
+def test_rl_campaign_is_the_same_as_beside_a_pre_training_run():
+    """Invariance, not a world check: a campaign's cost does not depend on whether the bill
+    also pre-trains the model (the RL line's own sources are tested in test_rl*)."""
+    rl = dict(rl_iterations=100, rl_runs=1, rl_gpus=64)
+    alone = build_ledger({**BASE, **rl})
+    both = build_ledger({**BASE, **rl, "train_tokens": 1e11})
+    assert alone.line("post.rl").usd == pytest.approx(both.line("post.rl").usd, rel=1e-9)
+    assert alone.line("post.rl").usd > 0
+    assert alone.line("compute.pretraining.main").usd == 0.0
+    assert both.line("compute.pretraining.main").usd > 0
+
+
+@pytest.mark.parametrize("more, words", [
+    ({}, r"train_tokens=0 bills post-training alone \(the base model taken as trained\), and "
+         r"the scenario gives none: give ledger_sft_tokens"),
+    ({"ledger_sft_tokens": 1e9, "phases": [{"name": "long", "tokens": 1e9, "seq_len": 8192}]},
+     r"phases=\['long'\] with train_tokens=0: phases extend a pre-training run"),
+    ({"ledger_sft_tokens": 1e9, "ledger_published_defaults": True},
+     r"ledger_published_defaults=true with train_tokens=0: the published defaults are a "
+     r"frontier pre-training project's"),
+    ({"ledger_rl": False, "rl_iterations": 100}, r"train_tokens=0 bills post-training alone"),
+])
+def test_refused_where_there_is_nothing_to_bill(more, words):
+    with pytest.raises(ScenarioError, match=words):
+        build_ledger({**BASE, **more})
+
+
+def test_a_file_is_refused_on_load_and_a_negative_count_as_a_slip(tmp_path):
+    f = tmp_path / "none.yaml"
+    f.write_text("model: qwen2.5-7b\ntrain_tokens: 0\n")
+    with pytest.raises(ScenarioError, match="none.yaml: train_tokens=0 bills post-training"):
+        load_scenario(f)
+    f.write_text("model: qwen2.5-7b\ntrain_tokens: 0\nrl_iterations: 10\n")
+    assert load_scenario(f)["train_tokens"] == 0          # an RL campaign is enough
+    with pytest.raises(ScenarioError, match=r"train_tokens=-1.0 must be >= 0"):
+        build_ledger({**BASE, "train_tokens": -1.0, "ledger_sft_tokens": 1e9})
+
+
+def test_panels_of_a_pre_training_run_refuse_it():
+    from llmcost.present import widgets
+    with pytest.raises(ValueError, match="train_tokens=0 must be > 0 here: this panel shows a "
+                                         "pre-training run"):
+        widgets.flops_explorer("llama-2-70b", "H100-SXM", train_tokens=0, mfu=0.4, n_gpus=2048,
+                               price_usd_per_gpu_hour=3.99)
+
+
+def test_predicate():
+    assert post_training_only({"train_tokens": 0}) is True
+    assert post_training_only({"train_tokens": 1e12}) is False
+    assert post_training_only({}) is False                 # a scenario without the key
+    with pytest.raises(ValueError, match="scenario="):
+        post_training_only("train_tokens: 0")
+
+
+def test_entry_points_that_fit_a_pre_training_run_refuse_it(tmp_path):
+    s = {**BASE, "ledger_sft_tokens": 5e9}
+    with pytest.raises(ValueError, match=r"train_tokens=0 \(a bill of post-training alone\)"):
+        fit_budget(s, budget_usd=1e6)
+    with pytest.raises(ValueError, match="a deadline the pre-training run's GPUs"):
+        fit_budget(s, deadline_days=3)
+    f = tmp_path / "post.yaml"
+    f.write_text("model: qwen2.5-7b\nn_gpus: 64\ntrain_tokens: 0\nledger_sft_tokens: 5.0e9\n")
+    out = tmp_path / "report"
+    with pytest.raises(ScenarioError, match="the report's pages walk a pre-training run"):
+        run_report(f, out)
+    assert not out.exists()                               # nothing written
+
+
+def test_alternatives_and_compare_say_there_is_no_run():
+    s = {**BASE, "ledger_sft_tokens": 5e9}
+    routes = price_routes(s).set_index("route")
+    assert np.isnan(routes.loc["pre-train from scratch", "one_off_usd"])
+    assert "bills post-training alone" in routes.loc["pre-train from scratch", "how"]
+    assert routes.loc["full fine-tune (SFT)", "one_off_usd"] > 0
+    alone, full = _sft_bill(), build_ledger({**BASE, "train_tokens": 1e11,
+                                             "ledger_sft_tokens": 5e9})
+    words = compare_days_words([alone, full])
+    assert words.startswith("main run's wall clock, failures included: A no pre-training run, "
+                            "B ")
+    # the netting of one side's multiplier is not the other's: nothing said of it
+    assert exploratory_shift_words(alone, full) is None
+
+
+def test_estimate_prints_it(tmp_path):
+    f = tmp_path / "post.yaml"
+    f.write_text("model: qwen2.5-7b\nn_gpus: 64\ntrain_tokens: 0\nmfu: 0.4\n"
+                 "price_usd_per_gpu_hour: 2.0\nledger_sft_tokens: 5.0e9\n")
+    r = subprocess.run([sys.executable, "-m", "llmcost", "estimate", "--scenario", str(f),
+                        "--samples", "200"], capture_output=True, text=True, env=None)
+    assert r.returncode == 0, r.stderr
+    assert "post-training alone (train_tokens: 0)" in r.stdout
+    assert "no pre-training billed" in r.stdout
+    assert "not modelled" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "llmcost", "estimate", "--scenario", str(f),
+                        "--budget-usd", "1e6"], capture_output=True, text=True)
+    assert r.returncode != 0 and "train_tokens=0 (a bill of post-training alone)" in r.stderr
