@@ -564,8 +564,9 @@ def _more_module_specs(tiny) -> dict:
                                          {"parts": "input_names"}),
         "ledger.exploratory_note": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_all_clamped": Spec(dict(bill=bill), {"bill": "ledger"}),
-        "ledger.post_training_only": Spec(dict(scenario={"train_tokens": 0}),
-                                          {"scenario": "scenario"}),
+        "ledger.refuse_post_training_only": Spec(
+            dict(scenario={"train_tokens": 1e12}, what="a budget fits the tokens"),
+            {"scenario": "scenario", "what": "str"}),
         "ledger.post_training_illustration": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.at_mfu": Spec(dict(bill=bill, mfu=0.45), {"bill": "ledger", "mfu": "fraction"}),
         "ledger.exploratory_as_fraction": Spec(dict(bill=bill), {"bill": "ledger"}),

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from llmcost.bill.alternatives import price_routes
-from llmcost.bill.ledger import build_ledger, exploratory_shift_words, post_training_only
+from llmcost.bill.ledger import build_ledger, exploratory_shift_words
 from llmcost.bill.levers import fit_budget
-from llmcost.bill.scenario import ScenarioError, load_scenario
+from llmcost.bill.scenario import ScenarioError, load_scenario, post_training_only
 from llmcost.present.glance import compare_days_words
 from llmcost.present.report import run_report
 
@@ -25,8 +25,9 @@ L, D, V, S = 28, 3584, 152_064, 4096
 N_QWEN25_7B = 7_615_616_512
 #: training FLOPs per token on the MFU basis, by hand: 6 × the parameters a token's matmuls use
 #: (all but the input embedding, a lookup) + the attention core, 12·L·s·d (QKᵀ and AV, forward
-#: 4·L·s·d, backward twice that; full mask). Norms and biases (about 2e6 FLOP/token) are left
-#: out, 0.004% of the total: the tolerance below is 0.1%.
+#: 4·L·s·d, backward twice that; full mask). Norms and biases (about 2e6 FLOP/token) are counted
+#: in N here, which the bill's count of matmul parameters leaves out: 0.004% of the total, inside
+#: the tolerance below, 0.1%.
 FLOPS_PER_TOKEN = 6 * (N_QWEN25_7B - V * D) + 12 * L * S * D
 
 BASE = dict(model="qwen2.5-7b", accelerator="H100-SXM", n_gpus=64, train_tokens=0, seq_len=S,
@@ -180,3 +181,108 @@ def test_estimate_prints_it(tmp_path):
     r = subprocess.run([sys.executable, "-m", "llmcost", "estimate", "--scenario", str(f),
                         "--budget-usd", "1e6"], capture_output=True, text=True)
     assert r.returncode != 0 and "train_tokens=0 (a bill of post-training alone)" in r.stderr
+
+
+def _estimate(tmp_path, text, *extra):
+    f = tmp_path / "s.yaml"
+    f.write_text(text)
+    return subprocess.run([sys.executable, "-m", "llmcost", "estimate", "--scenario", str(f),
+                           "--samples", "200", *extra], capture_output=True, text=True)
+
+
+def test_ranges_and_drawn_lengths_are_priced_per_draw(tmp_path):
+    """A ranged SFT token count, and an RL campaign's drawn time lengthening the project that
+    people, operations and logs are priced over (arrays in every draw): a trial's people line
+    and a review's ranged tokens broke the draws."""
+    r = _estimate(tmp_path, "model: qwen2.5-7b\nn_gpus: 64\ntrain_tokens: 0\nmfu: 0.4\n"
+                  "ledger_sft_tokens: {low: 2.0e9, mode: 5.0e9, high: 1.0e10}\n")
+    assert r.returncode == 0, r.stderr
+    r = _estimate(tmp_path, "model: llama-3.1-8b\nn_gpus: 8\ntrain_tokens: 0\n"
+                  "rl_iterations: 100\nrl_runs: 1\nrl_gpus: 8\nrl_rollout_tp: 1\n"
+                  "ledger_people: [{role: research, fte: 1}]\n"
+                  "ledger_operations_usd_per_month: 10000\nledger_log_bytes: 1.0e12\n")
+    assert r.returncode == 0, r.stderr
+    # an RL campaign alone prices nothing at the MFU or the main seq_len: neither is said
+    head = r.stdout.split("\n\n")[0].replace("\n  ", " ")
+    assert "no line at the MFU" in head and "sequences" not in head
+    assert "mfu=" not in r.stdout and "no seq_len" not in r.stdout
+    assert "post-training schedule:" in r.stdout and "(the RL campaign on its rl_gpus)" in \
+        r.stdout.replace("\n  ", " ")
+
+
+def test_lora_alone_checks_no_full_fine_tune_memory(tmp_path):
+    """LoRA on one H100 of an 8B model: frozen BF16 weights, 16 GB, fit; the full fine-tune's
+    states (16 B/param, 128 GB) do not, and nothing here runs one."""
+    r = _estimate(tmp_path, "model: llama-3.1-8b\nn_gpus: 1\ntrain_tokens: 0\nmfu: 0.35\n"
+                  "price_usd_per_gpu_hour: 2.49\nledger_lora_tokens: 5.0e8\n")
+    assert r.returncode == 0, r.stderr
+    assert "LoRA's memory (frozen weights and adapters) is not modelled" in \
+        r.stdout.replace("\n  ", " ")
+    # SFT on that one GPU is refused: its states cannot fit
+    r = _estimate(tmp_path, "model: llama-3.1-8b\nn_gpus: 1\ntrain_tokens: 0\nmfu: 0.35\n"
+                  "ledger_sft_tokens: 5.0e8\n")
+    assert r.returncode != 0 and "GB" in r.stderr
+
+
+def test_a_short_run_does_not_move_a_long_one():
+    """The checkpoint storage of a bill without a main run is sized for its longest run (CPT
+    here), so adding a short SFT leaves CPT's line alone (a review: $13,557.93 → $13,635.63)."""
+    s = {**BASE, "fail_rate_per_gpu_year": 0.173, "fail_planned_per_day": 0.87,
+         "ledger_cpt_tokens": 2e11}
+    alone = build_ledger(s)
+    both = build_ledger({**s, "ledger_sft_tokens": 1e7})
+    assert both.line("post.cpt").usd == pytest.approx(alone.line("post.cpt").usd, rel=1e-12)
+    assert 0.9 < float(alone.line("post.cpt").how.split("goodput ")[1].split("%")[0]) / 100 < 1
+
+
+@pytest.mark.parametrize("more, words", [
+    ({"ledger_exploratory_fraction": 0.5}, "ledger_exploratory_fraction=0.5 with "
+                                           "train_tokens=0"),
+    ({"ledger_rerun_probability": 0.2}, "the rerun reserve reruns the final pre-training run"),
+])
+def test_inputs_it_cannot_apply_are_refused(more, words):
+    with pytest.raises(ScenarioError, match=words):
+        build_ledger({**BASE, "ledger_sft_tokens": 1e9, **more})
+
+
+def test_checkpoint_storage_keys_refused_in_a_file(tmp_path):
+    f = tmp_path / "s.yaml"
+    f.write_text("model: qwen2.5-7b\ntrain_tokens: 0\nledger_sft_tokens: 1.0e9\n"
+                 "ckpt_retention_months: 24\n")
+    with pytest.raises(ScenarioError, match="ckpt_retention_months=24.0 with train_tokens=0"):
+        load_scenario(f)
+
+
+def test_compare_per_draw_says_not_modelled(tmp_path):
+    f = tmp_path / "b.yaml"
+    f.write_text("model: qwen2.5-7b\nn_gpus: 64\ntrain_tokens: 1.0e11\nmfu: 0.4\n"
+                 "price_usd_per_gpu_hour: [1.5, 2.5]\n")
+    r = _estimate(tmp_path, "model: qwen2.5-7b\nn_gpus: 64\ntrain_tokens: 0\nmfu: 0.4\n"
+                  "price_usd_per_gpu_hour: [1.5, 2.5]\nledger_sft_tokens: 5.0e9\n",
+                  "--compare", str(f), "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    head, row = (next(x for x in r.stdout.splitlines() if x.startswith(k))
+                 for k in ("key,", "compute.exploratory,"))
+    names, cells = head.split(","), row.split(",")   # key, line, A usd, B usd, differences
+    assert names[4:] == ["difference usd", "difference p10 usd", "difference p50 usd",
+                         "difference p90 usd"]
+    assert cells[2] == "" and float(cells[3]) > 0
+    # no difference where A does not model the line: its point and its every draw
+    assert cells[4:] == ["", "", "", ""]
+
+
+def test_two_bills_of_post_training_alone_set_no_run_side_by_side():
+    a, b = _sft_bill(), _sft_bill(ledger_sft_tokens=1e10)
+    assert "no pre-training run" not in compare_days_words([a, b])
+
+
+def test_pre_training_functions_refuse_it():
+    from llmcost.bill import ledger, levers
+    bill = _sft_bill()
+    for call in (lambda: ledger.claim_questions(bill), lambda: ledger.count_gap_words(bill),
+                 lambda: ledger.plan_questions(bill),
+                 lambda: levers.rank_levers({**BASE, "ledger_sft_tokens": 5e9}),
+                 lambda: levers.false_economies({**BASE, "ledger_sft_tokens": 5e9})):
+        with pytest.raises(ValueError, match=r"train_tokens=0 \(a bill of post-training "
+                                             r"alone\)"):
+            call()

@@ -47,7 +47,7 @@ from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling,
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
 from .ranges import Range
-from .scenario import load_scenario
+from .scenario import load_scenario, post_training_only, prices_at_mfu
 
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
 #: (PaLM 540B 46.2%, Chowdhery et al. 2022 Table 3; Llama 3 405B 38–43%, Llama Team 2024
@@ -961,14 +961,19 @@ def _above_published_warning(mfu: float, values: dict) -> str | None:
 def _context_warning(values: dict, phase: bool = False) -> str | None:
     """``context_warning`` of a scenario's catalogue model at its ``seq_len`` (None when either
     is missing or the model is not in the catalogue); ``phase``: the length is an extra
-    phase's (``phases``), which follows the main run."""
+    phase's (``phases``), which follows the main run. A bill of post-training alone
+    (``scenario.post_training_only``) is warned only past the model's declared context, and
+    not at all when no line is priced at its ``seq_len`` (an RL campaign alone)."""
     s = values.get("seq_len")
-    if "model" not in values or not isinstance(s, int):
-        return None
+    if "model" not in values or not isinstance(s, int) or not prices_at_mfu(values):
+        return None   # (an RL campaign alone: its sequences are the rl_ keys')
     try:
         spec = load_model(values["model"])
     except (ValueError, KeyError, OSError):
         return None
+    if post_training_only(values) and spec.max_position_embeddings and \
+            s <= spec.max_position_embeddings:
+        return None   # a fine-tune within the released model's context: as it was made for
     return context_warning(spec, s, phase)
 
 

@@ -126,14 +126,18 @@ from .scenario import (
     LEDGER_DEFAULTS,
     RL_CAMPAIGN_KEYS,
     SPOT_PREEMPTIONS_MISSING,
+    TUNING_TOKEN_KEYS,
     ScenarioError,
     ScenarioNeverFinishes,
     check_mfu_floor,
     check_post_training_only,
     point_scenario,
+    post_training_only,
+    prices_at_mfu,
     resolve_price,
     rl_campaign_given,
     scenario_error,
+    trains_on_n_gpus,
     SERVE_USER_WORDS,
     user_words,
 )
@@ -363,7 +367,7 @@ def build_ledger(scenario: dict, *, check_memory: bool = True) -> Ledger:
         report also refuse a plan that does not fit, ``checks.plan_does_not_fit``).
     """
     p = _values(scenario)
-    if as_flag(check_memory, "check_memory"):
+    if as_flag(check_memory, "check_memory") and trains_on_n_gpus(p):
         _check_states_fit(point_scenario(p))
     ranged = {k: v for k, v in p.items() if isinstance(v, Range)}
     bill = _point_build({**point_scenario(p), "_ranged": ranged})
@@ -833,13 +837,17 @@ BASE_MODEL_WORDS = ("train_tokens: 0: the base model is taken as trained (a rele
                     "one already paid for); this bill prices what is done to it")
 
 
-def post_training_only(scenario: dict) -> bool:
-    """Whether a scenario bills post-training alone: ``train_tokens`` 0, the base model taken as
-    trained (a team fine-tuning or running RL on a released model). ``scenario.
-    check_post_training_only`` refuses such a scenario without post-training to bill."""
-    if not isinstance(scenario, dict):
-        raise ValueError(f"scenario={scenario!r} must be a mapping of parameter names to values")
-    return not _given(scenario.get("train_tokens", 1))
+def refuse_post_training_only(scenario: dict, what: str) -> None:
+    """A ``ValueError`` for a bill of post-training alone (``post_training_only``) where the
+    caller ``what`` works on a pre-training run ("a budget fits the pre-training tokens"): the
+    field, its value and why, the same words at every entry point that needs the run."""
+    if not isinstance(what, str) or not what:
+        raise ValueError(f"what={what!r} must say what needs the pre-training run")
+    if post_training_only(scenario):
+        raise ValueError(f"train_tokens=0 (a bill of post-training alone): {what}, and this "
+                         "bill has no pre-training run; give train_tokens > 0, or change the "
+                         "post-training keys (ledger_sft_tokens, rl_iterations, n_gpus, "
+                         "rl_gpus) and compare the bills")
 
 
 def _base_model_lines(lines: list, b: _Basis) -> None:
@@ -879,30 +887,28 @@ def _post_training_lines(lines: list, b: _Basis):
     takes no checkpoint, where the main run's goodput charged it the main run's stalls and lost
     work). LoRA: ``lora.lora_gpu_hours``, the full fine-tune's time × 0.754 (Hu et al. 2021,
     arXiv:2106.09685, §4.2, footnote 5: 43.1 against 32.5 tokens/s per GPU), at its own
-    goodput likewise. Each × the GPU-hour rate; a line without tokens is 0 and "not given"."""
-    p, spec, mfu, peak = b.p, b.spec, b.mfu, b.peak
+    goodput likewise. Each × the GPU-hour rate; a line without tokens is 0 and "not given".
+    In a bill of post-training alone (``post_training_only``) the checkpoint storage a scenario
+    leaves out is sized for the longest of these runs (``_storage_for``; with a main run, for
+    it), so that adding a short run does not move a long one's goodput."""
+    p = b.p
     post_h = 0.0
-    for key, label, tokens, fpt, how in (
-            ("sft", "supervised fine-tuning (SFT)", p["ledger_sft_tokens"],
-             float(model_flops_per_token(spec, p["seq_len"])), "full fine-tune, 3 × forward"),
-            ("cpt", "continued pre-training", p["ledger_cpt_tokens"],
-             float(model_flops_per_token(spec, p["seq_len"])), "3 × forward"),
-            ("lora", f"LoRA fine-tuning (rank {p['ledger_lora_rank']})", p["ledger_lora_tokens"],
-             None, "4·N + 3·attention + 6·N_adapter per token (ledger.lora_flops_per_token)")):
-        if not _given(tokens):
+    runs = {key: _tuning_hours(b, key) for key in ("sft", "cpt", "lora")
+            if _given(p[f"ledger_{key}_tokens"])}
+    if runs and post_training_only(p):   # no main run sized the storage: the longest run does
+        _storage_for(b, max((float(np.max(r[1])) for r in runs.values())))
+    for key, label, how in (
+            ("sft", "supervised fine-tuning (SFT)", "full fine-tune, 3 × forward"),
+            ("cpt", "continued pre-training", "3 × forward"),
+            ("lora", f"LoRA fine-tuning (rank {p['ledger_lora_rank']})",
+             "4·N + 3·attention + 6·N_adapter per token (ledger.lora_flops_per_token)")):
+        tokens = p[f"ledger_{key}_tokens"]
+        if key not in runs:
             lines.append(Line(f"post.{key}", label, "post-training", "post-training",
                               b.kind_compute, 0.0, f"ledger_{key}_tokens not given", "",
                               "not given"))
             continue
-        if fpt is None:  # LoRA: time at the measured ratio to full fine-tuning (Hu et al.)
-            check_lora_rank(spec, p["ledger_lora_rank"], "ledger_lora_rank")
-            lo = lora_gpu_hours(spec, p["ledger_lora_rank"], tokens, p["seq_len"], peak, mfu)
-            fpt, ideal = lo["flops_per_token"], lo["gpu_hours"]
-            at = (f"at {lo['time_ratio']:.3f} × the full fine-tune's time (measured, Hu et al. "
-                  f"§4.2 fn. 5), i.e. MFU {lo['mfu_lora']:.1%} on this count")
-        else:
-            ideal = tokens * fpt / (peak * mfu) / SECONDS_PER_HOUR
-            at = f"at MFU {mfu:.1%}"
+        fpt, ideal, at = runs[key]
         if np.all(np.asarray(ideal) > 0):
             g, _ = _phase_goodput(b, p["n_gpus"], ideal)
             _check_goodput(b, {"name": f"{key} post-training", "n_gpus": p["n_gpus"]}, g)
@@ -919,6 +925,22 @@ def _post_training_lines(lines: list, b: _Basis):
             "Hu et al. 2021 (LoRA, arXiv:2106.09685, §4.2: 43.1 against 32.5 tokens/s per GPU)"
             if key == "lora" else "compute.model_flops_per_token", "modelled", "01_flops"))
     return post_h
+
+
+def _tuning_hours(b: _Basis, key: str) -> tuple:
+    """(FLOPs per token, ideal GPU-hours, "at ..." words) of a fine-tuning line (``key``: sft,
+    cpt or lora; ``_post_training_lines`` has the formulas): a full fine-tune at the bill's MFU,
+    LoRA at Hu et al.'s measured ratio to it (``lora.lora_gpu_hours``)."""
+    p, spec, mfu, peak = b.p, b.spec, b.mfu, b.peak
+    tokens = p[f"ledger_{key}_tokens"]
+    if key == "lora":  # LoRA: time at the measured ratio to full fine-tuning (Hu et al.)
+        check_lora_rank(spec, p["ledger_lora_rank"], "ledger_lora_rank")
+        lo = lora_gpu_hours(spec, p["ledger_lora_rank"], tokens, p["seq_len"], peak, mfu)
+        return lo["flops_per_token"], lo["gpu_hours"], (
+            f"at {lo['time_ratio']:.3f} × the full fine-tune's time (measured, Hu et al. "
+            f"§4.2 fn. 5), i.e. MFU {lo['mfu_lora']:.1%} on this count")
+    fpt = float(model_flops_per_token(spec, p["seq_len"]))
+    return fpt, tokens * fpt / (peak * mfu) / SECONDS_PER_HOUR, f"at MFU {mfu:.1%}"
 
 
 def _goodput_words(g) -> str:
@@ -1197,6 +1219,25 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
     ds_bytes = p["ledger_dataset_bytes"] if ds_given else \
         _dataset_tokens(p) * default("dataset_bytes_per_token")
     ds_months = project_months + p["ledger_dataset_retention_months"]
+    if not ds_given and not _given(ds_bytes):   # post-training alone, RL only: no corpus
+        lines.append(Line("storage.datasets", "dataset storage (all versions)", "storage",
+                          "whole project", "fixed", 0.0, "ledger_dataset_bytes not given (no "
+                          "training tokens to count: an RL campaign's prompts are not)", "",
+                          "not given"))
+    else:
+        _dataset_line(lines, p, ds_bytes, ds_given, ds_months, project_months)
+    log_price = rel.storage_price(p["ledger_dataset_tier"])
+    _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
+                  p["ledger_log_bytes"] / rel.BILLED_GB * ds_months, log_price,
+                  "GiB-months (the GB a GB-month bills)", "$/GB-month",
+                  f"ledger_log_bytes kept {_quantity(ds_months)} months on "
+                  f"{p['ledger_dataset_tier']}",
+                  ("ledger_log_bytes", "ledger_dataset_tier"))
+
+
+def _dataset_line(lines: list, p: dict, ds_bytes, ds_given: bool, ds_months,
+                  project_months) -> None:
+    """The dataset-storage line (``_storage_lines`` has its formula)."""
     ds_price = rel.storage_price(p["ledger_dataset_tier"])
     lines.append(Line(
         "storage.datasets", "dataset storage (all versions)", "storage", "whole project", "fixed",
@@ -1209,13 +1250,6 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
         f"${ds_price}/GB-month ({p['ledger_dataset_tier']})",
         "ledger_dataset_bytes (scenario)" if ds_given else
         default_source("dataset_bytes_per_token"), "modelled" if ds_given else "default"))
-    log_price = rel.storage_price(p["ledger_dataset_tier"])
-    _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
-                  p["ledger_log_bytes"] / rel.BILLED_GB * ds_months, log_price,
-                  "GiB-months (the GB a GB-month bills)", "$/GB-month",
-                  f"ledger_log_bytes kept {_quantity(ds_months)} months on "
-                  f"{p['ledger_dataset_tier']}",
-                  ("ledger_log_bytes", "ledger_dataset_tier"))
 
 
 def _dataset_tokens(p: dict):
@@ -1224,8 +1258,7 @@ def _dataset_tokens(p: dict):
     tokens (SFT, continued pre-training and LoRA; an RL campaign's prompts are not counted)."""
     if not post_training_only(p):
         return p["train_tokens"]
-    return sum(p[k] or 0.0 for k in ("ledger_sft_tokens", "ledger_cpt_tokens",
-                                     "ledger_lora_tokens"))
+    return sum(0.0 if p[k] is None else p[k] for k in TUNING_TOKEN_KEYS)   # draws: arrays
 
 
 def _network_lines(lines: list, p: dict) -> None:
@@ -1294,6 +1327,12 @@ def _included_in(p: dict) -> str:
         "rented GPU-hour price"
 
 
+def _months_words(months) -> str:
+    """A role's months in the people line: one decimal, or the draws' ``_quantity`` (a drawn
+    project length: a trial's RL campaign of drawn time priced people over arrays)."""
+    return f"{months:.1f}" if np.ndim(months) == 0 else _quantity(months)
+
+
 def _people_line(lines: list, p: dict, project_months, project_months_source) -> None:
     """People: Σ over ``ledger_people`` roles of FTE × months (default the project's) ÷ 12 ×
     loaded cost per FTE-year (default ``staff_usd_per_fte_year_mean``, $444K: the mean of salary
@@ -1309,7 +1348,7 @@ def _people_line(lines: list, p: dict, project_months, project_months_source) ->
                   for r in p["ledger_people"]]
         usd = sum(fte * months / 12.0 * rate for _, fte, months, rate in people)
         lines.append(Line("people.staff", label, "people", "whole project", "fixed", usd,
-                          "; ".join(f"{role}: {fte:g} FTE × {months:.1f} mo × "
+                          "; ".join(f"{role}: {fte:g} FTE × {_months_words(months)} mo × "
                                     f"{fmt_usd(rate)}/yr" for role, fte, months, rate in people)
                           + f" (project months: {project_months_source})",
                           "ledger_people (scenario); default loaded cost, the mean "
@@ -2270,7 +2309,13 @@ def _product_line(lines, key, label, category, kind, qty, rate, qty_unit, rate_u
                           " and ".join(missing) + " not given", "", "not given"))
         return
     lines.append(Line(key, label, category, phase, kind, _num(qty * rate),
-                      f"{qty:,.4g} {qty_unit} × {rate:,.4g} {rate_unit}", source, "modelled"))
+                      f"{_g4(qty)} {qty_unit} × {_g4(rate)} {rate_unit}", source, "modelled"))
+
+
+def _g4(x) -> str:
+    """A product line's factor to four significant figures; draws by ``_quantity`` (a project
+    length drawn with an RL campaign's time made an array of the operations line's months)."""
+    return f"{x:,.4g}" if np.ndim(x) == 0 else _quantity(x)
 
 
 # ------------------------------------------------------------------------------ comparisons
@@ -2463,6 +2508,7 @@ def claim_questions(ledger: Ledger, scenario: dict | None = None):
     DataFrame with ``question``, ``answer`` and ``why it matters``.
     """
     f = _ledger(ledger).figures
+    refuse_post_training_only(ledger.scenario, "its questions are of the pre-training run")
     mfu = f["mfu"]
     explore = ledger.line("compute.exploratory")
     post = [ln for ln in ledger.lines if ln.key.startswith("post.")]
@@ -2506,6 +2552,7 @@ def count_gap_words(ledger: Ledger) -> str:
     (the active parameters, the input embedding table included) counts more weights than a
     token multiplies (short sequences, large vocabularies: llama-3.1-8b at 512 tokens)."""
     f = _ledger(ledger).figures
+    refuse_post_training_only(ledger.scenario, "the two FLOP counts are of the pre-training run")
     gap = f["training_flops_mfu_basis"] / f["training_flops_6nd"] - 1
     if gap >= 0:
         return (f"the attention-inclusive count is {gap:.1%} above 6ND here (the attention "
@@ -2528,6 +2575,7 @@ def plan_questions(ledger: Ledger, scenario: dict | None = None) -> list:
     if scenario is not None and not isinstance(scenario, dict):
         raise ValueError(f"scenario={scenario!r:.60} must be a dict of scenario values or None")
     sc = {**(scenario or {}), **_ledger(ledger).scenario}
+    refuse_post_training_only(sc, "its questions are of the pre-training run's plan")
     f = ledger.figures
     batch = sc.get("global_batch_tokens")
     plan = {k: sc.get(k) for k in ("tp", "pp", "dp", "cp", "ep")}
@@ -2704,6 +2752,7 @@ def spot_verdict(bill: Ledger) -> list:
     no default) nothing is priced: one line says what to give.
     """
     _ledger(bill, "bill")
+    refuse_post_training_only(bill.scenario, "the verdict weighs the pre-training run on spot")
     on_spot = bill.scenario["pricing"] == "spot"
     if not on_spot and bill.scenario.get("ledger_spot_preemptions_per_node_day") is None:
         return ["spot is not priced: give ledger_spot_preemptions_per_node_day (your provider's "
@@ -3200,7 +3249,8 @@ def compare_draws(a: LedgerDraws, b: LedgerDraws, names=("A", "B")):
     per draw (``difference p10 usd``, ...). With common random numbers (``simulate_ledger``:
     the same seed and sample count, inputs ranged under the same names) draw i of both bills
     sees the same values of their shared ranged inputs, so these are percentiles of a paired
-    difference, not of two independent spreads."""
+    difference, not of two independent spreads. A line either bill does not model has NaN
+    there, as its point difference is "not modelled"."""
     for x, name in ((a, "a"), (b, "b")):
         if not isinstance(x, LedgerDraws):
             raise ValueError(f"{name}={x!r} must be a LedgerDraws (llmcost.simulate_ledger)")
@@ -3210,10 +3260,16 @@ def compare_draws(a: LedgerDraws, b: LedgerDraws, names=("A", "B")):
     df = compare(a.point, b.point, names)
     keys = list(dict.fromkeys([ln.key for ln in a.point.lines] + [ln.key for ln in b.point.lines]))
     zero = np.zeros(a.samples)
+    # a line either bill does not model (``usd`` None) has no difference, per draw either
+    unmodelled = {ln.key for x in (a, b) for ln in x.point.lines if ln.usd is None}
     cols = {c: [] for c in ("p10", "p50", "p90")}
     for k in keys + ["total"]:
         if k == "total":  # per draw, noise removed as ``compare`` removes it (``difference``)
             d = difference(a.total_usd, b.total_usd)
+        elif k in unmodelled:
+            for c in cols:
+                cols[c].append(float("nan"))
+            continue
         else:
             d = difference(a.line_usd.get(k, zero), b.line_usd.get(k, zero))
         q = np.quantile(d, [0.1, 0.5, 0.9])

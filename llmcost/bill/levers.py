@@ -88,7 +88,8 @@ from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fi
                      splitting_counts)
 from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind,
                      exploratory_as_fraction, exploratory_shift_words, failure_model,
-                     headline_draws, point_outside, post_training_only, simulate_ledger)
+                     headline_draws, point_outside, refuse_post_training_only,
+                     simulate_ledger)
 from .montecarlo import beyond_rounding
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import (ACQUISITION_DEFAULT_WORDS, default, owned_usd_per_gpu_hour,
@@ -123,9 +124,13 @@ def _clean(scenario: dict, name: str = "scenario") -> dict:
     ``ledger_pilot_tokens_per_s_per_gpu``) resolved once on its own plan and accelerator
     (``pilot.without_pilot``: the calibrated MFU over its band, the pilot keys cleared, the
     record in ``_mfu_pilot``), so that every lever prices the bill a report's notebook 00
-    prices, and a lever's changed plan or hardware never re-applies the pilot's throughput."""
+    prices, and a lever's changed plan or hardware never re-applies the pilot's throughput.
+    A bill of post-training alone (``ledger.post_training_only``) is refused: the levers change
+    and time a pre-training run (its days, checkpoints, hardware and plan)."""
     if not isinstance(scenario, dict):
         raise ScenarioError(f"{name}={scenario!r} must be a mapping of parameter names to values")
+    refuse_post_training_only(scenario, "the levers change and time a pre-training run (a "
+                              "lever for post-training alone is not built yet)")
     out = {k: v for k, v in scenario.items() if k not in ("title", "description")}
     if pilot_given(out):
         try:
@@ -3262,18 +3267,15 @@ def checkpoint_plan_of(scenario: dict):
 
 
 # ------------------------------------------------------------------------------ working backwards
+def _no_run_to_fit(scenario) -> None:
+    """``fit_budget``'s refusal of a bill of post-training alone (``refuse_post_training_only``),
+    in its own words, before ``_clean``'s."""
+    if isinstance(scenario, dict):
+        refuse_post_training_only(scenario, "a budget fits the pre-training tokens and a "
+                                  "deadline the pre-training run's GPUs")
+
+
 @disk_cached  # the same for every call with these arguments: core.diskcache
-def _refuse_post_training_only(scenario) -> None:
-    """``fit_budget``'s refusal of a bill of post-training alone (``ledger.post_training_only``):
-    a budget fits the pre-training tokens and a deadline the pre-training run's GPUs."""
-    if isinstance(scenario, dict) and post_training_only(scenario):
-        raise ValueError("train_tokens=0 (a bill of post-training alone): a budget fits the "
-                         "pre-training tokens and a deadline the pre-training run's GPUs, and "
-                         "this bill has no pre-training run; give train_tokens > 0, or change "
-                         "the post-training keys (ledger_sft_tokens, rl_iterations, n_gpus, "
-                         "rl_gpus) and compare the bills")
-
-
 def fit_budget(scenario: dict, budget_usd: float | None = None,
                deadline_days: float | None = None, gpu_step: int | None = None,
                overrun: bool = False):
@@ -3320,7 +3322,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
 
     if budget_usd is None and deadline_days is None:
         raise ValueError("budget_usd and deadline_days are both None: give at least one")
-    _refuse_post_training_only(scenario)
+    _no_run_to_fit(scenario)
     if isinstance(scenario, dict) and scenario.get("dp"):  # follows the count: n = TP·PP·CP·DP
         scenario = {**scenario, "dp": 0}
     # the bill does not read the plan; a GPU count without a valid plan is still priced (the

@@ -45,6 +45,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import yaml
 
 from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, SCENARIO_DIR, catalogue_price,
@@ -195,16 +196,61 @@ def _pretraining_tokens(name, v):
     return v
 
 
-#: The keys a bill of post-training alone (``train_tokens: 0``) can bill, one at least.
-POST_TRAINING_KEYS = ("ledger_sft_tokens", "ledger_cpt_tokens", "ledger_lora_tokens",
-                      "rl_iterations")
+#: The fine-tuning lines' tokens (SFT, continued pre-training, LoRA): a bill of post-training
+#: alone (``train_tokens: 0``) bills them or an RL campaign, one at least.
+TUNING_TOKEN_KEYS = ("ledger_sft_tokens", "ledger_cpt_tokens", "ledger_lora_tokens")
+#: What a bill of post-training alone cannot apply, with why: refused where given, not dropped.
+NO_PRETRAINING_KEYS = {
+    "ledger_exploratory_fraction": "Cottier et al.'s multiplier is of a final pre-training run "
+                                   "(list the post-training's sweeps in ledger_exploratory_runs)",
+    "ledger_rerun_probability": "the rerun reserve reruns the final pre-training run",
+    "ckpt_milestone_every_days": "the checkpoint-storage line is not modelled without "
+                                 "pre-training",
+    "ckpt_retention_months": "the checkpoint-storage line is not modelled without pre-training",
+    "ckpt_cold_tier": "the checkpoint-storage line is not modelled without pre-training"}
+
+
+def post_training_only(scenario: dict) -> bool:
+    """Whether a scenario bills post-training alone: ``train_tokens`` 0, the base model taken as
+    trained (a team fine-tuning or running RL on a released model).
+    ``check_post_training_only`` refuses such a scenario without post-training to bill."""
+    if not isinstance(scenario, dict):
+        raise ValueError(f"scenario={scenario!r} must be a mapping of parameter names to values")
+    return not _nonzero(scenario.get("train_tokens", 1))
+
+
+def trains_on_n_gpus(scenario: dict) -> bool:
+    """Whether a bill trains every weight on the scenario's ``n_gpus``, so that the states and
+    the parallel plan must fit there: a pre-training run, or in a bill of post-training alone
+    (``post_training_only``) a full fine-tune (SFT or continued pre-training). LoRA (frozen
+    weights: its memory is not modelled) and an RL campaign (on ``rl_gpus``, its own memory
+    checks) do not."""
+    if not post_training_only(scenario):
+        return True
+    return any((point(scenario.get(k)) or 0) > 0 for k in TUNING_TOKEN_KEYS[:2])
+
+
+def prices_at_mfu(scenario: dict) -> bool:
+    """Whether any line of a bill is priced at the scenario's MFU: a pre-training run, or in a
+    bill of post-training alone (``post_training_only``) a fine-tune (SFT, continued
+    pre-training or LoRA); an RL campaign alone is timed by the step model (``rl_`` keys)."""
+    if not post_training_only(scenario):
+        return True
+    return any((point(scenario.get(k)) or 0) > 0 for k in TUNING_TOKEN_KEYS)
+
+
+def _nonzero(x) -> bool:
+    """Whether a quantity is non-zero in at least one draw (``ledger._given``'s rule)."""
+    return bool(np.any(np.asarray(x) != 0))
 
 
 def check_post_training_only(p: dict) -> None:
     """A scenario of ``train_tokens: 0`` (post-training alone, the base model taken as trained)
     must bill some post-training, ``ledger_sft_tokens``, ``ledger_cpt_tokens``,
     ``ledger_lora_tokens`` or an RL campaign (``ledger_rl`` resolved: ``rl_campaign_given``),
-    and no pre-training ``phases`` (they extend a pre-training run it does not have).
+    and no pre-training ``phases`` (they extend a pre-training run it does not have), no
+    published defaults (a frontier pre-training project's), no exploratory fraction and no
+    rerun probability (``NO_PRETRAINING_KEYS``: both are of a final pre-training run).
     ``p``: the ledger's values, defaults filled and ``ledger_rl`` resolved."""
     if p.get("train_tokens") != 0:
         return
@@ -220,7 +266,12 @@ def check_post_training_only(p: dict) -> None:
             "frontier pre-training project's (Llama 2's annotation counts, FineWeb's processing "
             "of a pre-training corpus, Epoch's project lengths); a bill of post-training alone "
             "gives its data, evaluation and people lines itself")
-    tuned = any(p.get(k) for k in POST_TRAINING_KEYS[:3])
+    for key in ("ledger_exploratory_fraction", "ledger_rerun_probability"):
+        if p.get(key) is not None and (key != "ledger_rerun_probability"
+                                       or (point(p[key]) or 0) > 0):
+            raise ScenarioError(f"{key}={p[key]!r} with train_tokens=0 (post-training alone): "
+                                f"{NO_PRETRAINING_KEYS[key]}; leave it out")
+    tuned = any((point(p.get(k)) or 0) > 0 for k in TUNING_TOKEN_KEYS)
     if not tuned and not p.get("ledger_rl"):
         raise ScenarioError(
             "train_tokens=0 bills post-training alone (the base model taken as trained), and "
@@ -1914,7 +1965,8 @@ def check_run_rules(p: dict) -> None:
         _check_magnitude(key, point(p.get(key)))
     d, b = point(p.get("train_tokens")), p.get("global_batch_tokens")
     if isinstance(d, (int, float)) and isinstance(b, (int, float)) and 0 < d < b:
-        raise ScenarioError(f"train_tokens={d:,.0f} is less than one step: global_batch_tokens="
+        shown = f"{d:,.0f}" if d >= 1 else f"{d:.3g}"   # 0.001 said so, not "0"
+        raise ScenarioError(f"train_tokens={shown} is less than one step: global_batch_tokens="
                             f"{b:,} tokens are trained per optimizer step; give train_tokens of "
                             "at least one global batch (check the exponent) or a smaller "
                             "global_batch_tokens")
@@ -2092,8 +2144,15 @@ def load_scenario(path) -> dict:
 
 def _check_file_post_training(out: dict) -> None:
     """``check_post_training_only`` of a scenario file, decided on the file's own keys (its RL
-    campaign: ``rl_campaign_given``) and the notebooks' defaults for the rest."""
+    campaign: ``rl_campaign_given``) and the notebooks' defaults for the rest; a file of
+    post-training alone that gives a key it cannot apply (``NO_PRETRAINING_KEYS``: the
+    checkpoint-storage line's) is refused with why."""
     check_post_training_only({**LEDGER_DEFAULTS, **out, "ledger_rl": rl_campaign_given(out)})
+    if out.get("train_tokens") == 0:
+        for key in NO_PRETRAINING_KEYS:
+            if key in out:
+                raise ScenarioError(f"{key}={out[key]!r} with train_tokens=0 (post-training "
+                                    f"alone): {NO_PRETRAINING_KEYS[key]}; leave it out")
 
 
 def _check_given_once(out: dict, p) -> None:

@@ -25,7 +25,8 @@ from ..bill.claims import (LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREF
                            compute_threshold_words)
 from ..bill.ledger import (BASE_MODEL_WORDS, count_gap_words, exploratory_shift_words,
                            exploratory_words, headline_draws, mfu_draw_keys, own_ranged_scenario,
-                           post_training_only, predicted_mfu_words, simulate_ledger)
+                           post_training_only, predicted_mfu_words, prices_at_mfu,
+                           simulate_ledger)
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
 from ..bill.ranges import POINT_WORDS, Range, is_point_range, is_ranged
@@ -638,6 +639,8 @@ def _per_draw_words(r) -> str:
     """A compare row's B − A P10 to P90 per draw, or the one figure every draw gives ("+$264k
     in every draw": an economist read "+$264k to +$264k" on lines no range moves)."""
     lo, hi = signed_usd(r["difference_p10_usd"]), signed_usd(r["difference_p90_usd"])
+    if r["difference_p10_usd"] != r["difference_p10_usd"]:   # NaN: a line one bill does not model
+        return lo
     return f"{lo} in every draw" if lo == hi else f"{lo} to {hi}"
 
 
@@ -912,7 +915,8 @@ def _run_tokens(bill) -> str:
     if not isinstance(tokens, (int, float)) or not isinstance(seq, int):
         return ""
     if post_training_only(bill.scenario):
-        return f", post-training alone (train_tokens: 0) in {seq:,}-token sequences"
+        return ", post-training alone (train_tokens: 0)" + (
+            f" in {seq:,}-token sequences" if prices_at_mfu(bill.scenario) else "")
     return f", {fmt_count(tokens, 3)} tokens in {seq:,}-token sequences"
 
 
@@ -974,8 +978,9 @@ def _rl_time_note(bill) -> list:
     sc = bill.scenario
     n = sc.get("rl_runs")
     run = (f"each run of {sc['rl_iterations']:,} iterations ({n:,} run{'s' if n != 1 else ''}) "
-           f"takes {fmt_period(days, 'days')} on {fmt_gpus(sc['rl_gpus'])}, not in the main "
-           "run's wall clock" if isinstance(days, (int, float)) and days > 0
+           f"takes {fmt_period(days, 'days')} on {fmt_gpus(sc['rl_gpus'])}"
+           + ("" if post_training_only(sc) else ", not in the main run's wall clock")
+           if isinstance(days, (int, float)) and days > 0
            and all(k in sc for k in ("rl_runs", "rl_iterations", "rl_gpus")) else "")
     chosen = bill.figures.get("chosen") or {}   # estimate_ledger's: settings it picked
     if run and chosen:
@@ -1018,8 +1023,10 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     explore = bill.line("compute.exploratory")
     lines = [f"llmcost estimate: {scenario_path}",
              f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}{_run_tokens(bill)}, "
-             f"MFU {_mfu_text(f['mfu'])}{_mfu_basis_words(bill)} "
-             f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
+             + (f"MFU {_mfu_text(f['mfu'])}{_mfu_basis_words(bill)} ({f['mfu_source']})"
+                if prices_at_mfu(bill.scenario) else
+                "no line at the MFU (the RL campaign's passes are timed by the step model)")
+             + f", {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
              f"({f['price_source']})"]
     lines += _exploratory_header(bill)
     lines.append("")
@@ -1128,9 +1135,18 @@ def _pretraining_figure_lines(bill) -> list:
     alone (``ledger.post_training_only``)."""
     f = bill.figures
     if post_training_only(bill.scenario or {}):
+        tuned = [ln.line.split(" (")[0] for ln in bill.lines if ln.key in (
+            "post.sft", "post.cpt", "post.lora") and ln.status == "modelled"]
+        sched = f["schedule_days"]
         return [f"no pre-training billed ({BASE_MODEL_WORDS}); "
                 f"{fmt_quantity(f['all_gpu_hours'])} GPU-h of post-training, evaluation and the "
-                "other lines' compute"]
+                "other lines' compute",
+                f"post-training schedule: {fmt_period(sched['post_training'], 'days')}"
+                + (f" ({' and '.join(tuned)} on {fmt_gpus(f['n_gpus'])} one after the other"
+                   + (", then the RL campaign on its rl_gpus" if f.get("rl_gpu_hours") else "")
+                   + ")" if tuned else " (the RL campaign on its rl_gpus)")
+                + (f", and {fmt_period(sched['exploration'], 'days')} of listed exploratory "
+                   "runs before it" if sched["exploration"] else "")]
     return [
         # the count the hours are priced on, beside the 6ND a reader checks by hand (a
         # lecturer's 6·N·D GPU-hours were 20-39% below the bill's, unexplained here)

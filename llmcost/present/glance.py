@@ -2097,6 +2097,8 @@ def compare_days_words(bills) -> str:
         return ""
     a, b = (float(d) for d in days)
     alone = [post_training_only(getattr(x, "scenario", None) or {}) for x in bills]
+    if all(alone):   # neither has a main run: nothing to set side by side
+        return compare_months_words(bills).removeprefix("; ")
     if any(alone):  # a bill of post-training alone has no main run (train_tokens: 0)
         a_words, b_words = ("no pre-training run" if no else fmt_duration(d * 86400)
                             for no, d in zip(alone, (a, b)))
@@ -2195,7 +2197,9 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
         # the per-draw range under the difference, free to wrap on a phone (an amount is one
         # word): a column of its own did not fit a 390-px screen beside A, B and B − A
         lo, hi = (plots.signed_usd(r.get(f"difference {q} usd")) for q in ("p10", "p90"))
+        unmodelled = r.get("difference p10 usd") != r.get("difference p10 usd")   # NaN
         rng = ("" if not ranged else   # one figure where every draw gives it (a trial)
+               f"<span class='rg'><span class='n'>{lo}</span></span>" if unmodelled else
                f"<span class='rg'><span class='n'>{lo}</span> in every draw</span>" if lo == hi
                else f"<span class='rg'><span class='n'>{lo}</span> to "
                f"<span class='n'>{hi}</span></span>")

@@ -56,7 +56,9 @@ from ..bill.ledger import (
     predicted_band_of,
     predicted_mfu_source,
     predicted_mfu_words,
+    prices_at_mfu,
     simulate_ledger,
+    trains_on_n_gpus,
 )
 from ..bill.levers import WASTE_KEYS
 from ..bill.pilot import pilot_mfu, pilot_mfu_range
@@ -604,6 +606,8 @@ def estimate_ledger(scenario_path):
     extra = []
     one_domain = _within_one_domain(plan.values)
     try:
+        if not trains_on_n_gpus(plan.values):   # LoRA or RL alone: no full run on n_gpus
+            raise ScenarioError(NO_FULL_RUN_WORDS)
         if not one_domain:
             _check_cluster({k: v for k, v in plan.values.items()}, list_notebooks(),
                            {nb: declared_parameters(nb) for nb in list_notebooks()})
@@ -611,7 +615,7 @@ def estimate_ledger(scenario_path):
     except ScenarioError as e:
         cluster_ok = False
         extra.append(f"the parallel plan is not checked: {e}".split(": choose another")[0])
-        misfit = states_do_not_fit(plan.values)  # what holds without a plan
+        misfit = trains_on_n_gpus(plan.values) and states_do_not_fit(plan.values)  # no plan
         if misfit:
             raise ScenarioError(f"{scenario_path}: {misfit}")
     if cluster_ok:  # refuses what a full report refuses, notebook 05's illustrations aside
@@ -627,8 +631,12 @@ def estimate_ledger(scenario_path):
     used = effective_parameters(scenario, {nb: declared_parameters(nb) for nb in
                                            list_notebooks()})
     defaults = set(_defaults_used(used))
+    if not prices_at_mfu(values):   # an RL campaign alone: its sequences are the rl_ keys'
+        defaults.discard("seq_len")
     pred = scenario.get("_mfu_prediction")
-    warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults,
+    # an RL campaign alone prices no line at the MFU: nothing to judge it by
+    warnings = scenario_warnings(values if prices_at_mfu(values) else {**values, "mfu": None},
+                                 mfu_predicted=pred is not None, defaults=defaults,
                                  given_mfu=scenario.get("mfu"),
                                  piloted="_mfu_calibration" in scenario,
                                  pilot_warnings=_calibration_warnings(scenario))
@@ -1555,6 +1563,13 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
             gc.unfreeze()
         if lock is not None:
             lock.close()
+
+
+#: Why a bill of post-training alone without a full fine-tune checks no plan on ``n_gpus``
+#: (``ledger.trains_on_n_gpus``), as ``estimate_ledger`` warns it.
+NO_FULL_RUN_WORDS = ("the bill trains no full model on n_gpus (post-training alone, no SFT or "
+                     "continued pre-training): LoRA's memory (frozen weights and adapters) is "
+                     "not modelled, and an RL campaign is checked on rl_gpus")
 
 
 def _refuse_post_training_only(scenario: dict, scenario_path) -> None:

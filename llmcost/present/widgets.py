@@ -16,7 +16,8 @@ import pandas as pd
 from ..bill import levers
 from ..bill.checks import rl_context_warning
 from ..bill.claims import check_claim
-from ..bill.ledger import PROJECT_MONTHS_BASES, build_ledger, compare
+from ..bill.ledger import (PROJECT_MONTHS_BASES, build_ledger, compare,
+                           refuse_post_training_only)
 from ..bill.pricing import owned_usd_per_gpu_hour
 from ..bill.ranges import point
 from ..bill.scenario import PRICING, USER_WORDS, scenario_price, validate_parameter
@@ -1072,6 +1073,8 @@ def ledger_explorer(scenario: dict):
 
 
     _needs(scenario, LEDGER_EXPLORER_KEYS, "ledger_explorer")
+    refuse_post_training_only(scenario, "the panel moves a pre-training run's inputs (its "
+                              "GPUs, MFU and exploratory multiplier)")
     gpus = _log_int_slider(w, scenario["n_gpus"], 6, 15, "GPUs")
     lo, hi = _span(scenario["mfu"], 0.1, 0.7)
     mfu = w.FloatSlider(value=scenario["mfu"], min=lo, max=hi, step=0.01, description="MFU",
