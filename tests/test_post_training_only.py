@@ -71,7 +71,8 @@ def test_what_it_leaves_out_is_said_and_not_priced():
         assert "without pre-training" in ln.how
     assert "ledger_exploratory_runs" in bill.line("compute.exploratory").how
     rerun = bill.line("reserve.rerun")
-    assert rerun.usd == 0.0 and "no final pre-training run to rerun" in rerun.how
+    assert rerun.usd is None and rerun.status == "not modelled"
+    assert "no final pre-training run to rerun" in rerun.how
     # the total is the priced lines' sum
     priced = sum(float(ln.usd) for ln in bill.lines if ln.usd is not None)
     assert bill.total_usd == pytest.approx(priced, rel=1e-12)
@@ -273,7 +274,11 @@ def test_compare_per_draw_says_not_modelled(tmp_path):
 
 def test_two_bills_of_post_training_alone_set_no_run_side_by_side():
     a, b = _sft_bill(), _sft_bill(ledger_sft_tokens=1e10)
-    assert "no pre-training run" not in compare_days_words([a, b])
+    words = compare_days_words([a, b])
+    assert "no pre-training run" not in words
+    # each schedule said: 166 and 332 GPU-h on 64 GPUs, 2.6 h and 5.19 h
+    assert words.startswith("post-training schedule (its compute one part after another): "
+                            "A 2.6 h, B 5.19 h"), words
 
 
 def test_pre_training_functions_refuse_it():

@@ -1168,7 +1168,9 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     above the longest of ``seq_len`` and the ``phases``' ``seq_len``. The policy is the model
     the scenario pre-trains; a rollout beyond its trained length needs a long-context phase
     first (Llama 3 extended its context from 8K to 128K in six stages, arXiv:2407.21783
-    §3.4.2), which the bill does not price unless ``phases`` holds it. None otherwise."""
+    §3.4.2), which the bill does not price unless ``phases`` holds it. A bill of post-training
+    alone (``scenario.post_training_only``) trains no length of its own: its released model is
+    warned of only past its declared context (``_beyond_model_context``). None otherwise."""
     billed = _rl_billed(values, defaults)
     # DPO generates nothing: its pairs are rl_response_tokens long (rl_response_tokens_max, a
     # generation limit, is ignored; a trial read both warnings side by side)
@@ -1184,8 +1186,8 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     if longest <= trained:
         return None
     beyond = _beyond_model_context(values, longest, trained, longest_key, n)
-    if beyond:
-        return beyond
+    if beyond or post_training_only(values):   # a released model: its declared context only
+        return beyond or None
     # a scenario with phases already has its longest one: lengthen it (a trial was asked for
     # the long-context phase its scenario held, at 32,768 for a 33,792-token rollout)
     phase_lengths = lengths[1:] if isinstance(values.get("seq_len"), int) else lengths
@@ -1221,6 +1223,8 @@ def _beyond_model_context(values: dict, longest: int, trained: int, key: str, n)
     if not declared or longest <= max(int(declared), trained):
         return None
     dpo = values.get("rl_algorithm") == "dpo"
+    # how a context is extended: a phase of the pre-training, or a released model's CPT
+    extend = "ledger_cpt_tokens, at that seq_len" if post_training_only(values) else "phases"
     head = (f"the RL campaign's {'preference pairs' if dpo else 'longest rollout'}, "
             f"rl_prompt_tokens + {key} = {n[0]:,} + {n[1]:,} = {longest:,} tokens, "
             f"{'are' if dpo else 'is'} beyond the {max(int(declared), trained):,} tokens "
@@ -1229,10 +1233,10 @@ def _beyond_model_context(values: dict, longest: int, trained: int, key: str, n)
     if dpo:   # no generation, no KV cache: passes over pairs of that length
         return (head + "the RL line prices passes over pairs longer than the model attends; "
                 f"shorten {key}, the pairs' mean response, or extend the context first "
-                "(phases)")
+                f"({extend})")
     return (head + "the RL line prices a KV cache and attention the model cannot use; set "
             f"{key} to the longest response the runs produce, or extend the context first "
-            "(phases)")
+            f"({extend})")
 
 
 def served_context_warning(values: dict) -> str | None:

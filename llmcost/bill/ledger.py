@@ -1387,14 +1387,17 @@ def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
     relaunch after a divergence, as OPT-175B's lineage 12), then a contingency,
     ``ledger_reserve_fraction`` × the sum of every line above."""
     rerun_p = p["ledger_rerun_probability"]
-    lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
-                      "pre-training", "fixed", rerun_p * final_run_usd,
-                      f"P(rerun) {rerun_p:.0%} × final run {_sentence_usd(final_run_usd)} "
-                      "(expected cost of relaunching after a divergence, as OPT-175B's lineage "
-                      "12)" if not post_training_only(p) else
-                      f"{BASE_MODEL_WORDS}: no final pre-training run to rerun",
-                      "ledger_rerun_probability (scenario)",
-                      "modelled" if _given(rerun_p * final_run_usd) else "not given"))
+    if post_training_only(p):   # nothing to rerun: not modelled, as its key is refused
+        lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
+                          "pre-training", "fixed", None, f"not modelled: {BASE_MODEL_WORDS}, "
+                          "so there is no final pre-training run to rerun", "", "not modelled"))
+    else:
+        lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
+                          "pre-training", "fixed", rerun_p * final_run_usd,
+                          f"P(rerun) {rerun_p:.0%} × final run {_sentence_usd(final_run_usd)} "
+                          "(expected cost of relaunching after a divergence, as OPT-175B's "
+                          "lineage 12)", "ledger_rerun_probability (scenario)",
+                          "modelled" if _given(rerun_p) else "not given"))
     sub = _num(sum(ln.usd for ln in lines if ln.usd is not None))
     frac = p["ledger_reserve_fraction"]
     lines.append(Line("reserve.contingency", "reserve: contingency for hidden costs", "reserve",
@@ -1424,8 +1427,9 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
         "training_flops_causal": sum(ph["tokens"] * float(model_flops_per_token(
             spec, ph["seq_len"], causal=True)) for ph in run["phases"]),
         "ideal_gpu_hours": run["ideal_h"], "paid_gpu_hours": run["paid_h"],
-        "main_ideal_gpu_hours": run["main_ideal"], "goodput": (run["ideal_h"] / run["paid_h"]
-                                                    if _given(run["paid_h"]) else None),
+        "main_ideal_gpu_hours": run["main_ideal"],
+        # None without a run (post_training_only): each fine-tune says its own in its line
+        "goodput": run["ideal_h"] / run["paid_h"] if _given(run["paid_h"]) else None,
         "wall_clock_days": run["main_days"], "run_wall_clock_days": run["run_days"],
         "all_gpu_hours": totals["all_gpu_hours"],
         "energy_mwh": en["mwh"],

@@ -61,6 +61,7 @@ from .scenario import (  # noqa: F401  (user_words: report imports it from here 
     check_run_rules,
     pilot_scale_given_with_throughput,
     point_scenario,
+    post_training_only,
     user_words,
     validate_parameters,
 )
@@ -505,8 +506,10 @@ def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
                                   bill.figures["run_wall_clock_days"])
     term = days * 24 * rate * n
     return (f"pricing: reserved bills the {fmt_quantity(hours)} GPU-hours this bill prices "
-            f"({fmt_quantity(used)} days of its {fmt_gpus(n)}: the run's "
-            f"{fmt_quantity(bill.figures['run_wall_clock_days'])} days and the work around it) "
+            f"({fmt_quantity(used)} days of its {fmt_gpus(n)}: "
+            + ("its post-training and the work around it" if post_training_only(p) else
+               f"the run's {fmt_quantity(bill.figures['run_wall_clock_days'])} days and the "
+               "work around it") + ") "
             f"at ${rate:.2f}/GPU-h, as if the rest of a reservation were used by other work; "
             f"reserved for the project's {months:g} months, {fmt_gpus(n)} cost months × "
             f"730.5 h × rate × GPUs = {fmt_usd(term)} (the idle part, "
@@ -677,7 +680,9 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     took = ("Epoch's median project, a published default (ledger_published_defaults; the "
             "compute schedule, exploration, the final run and post-training, where longer)"
             if p.get("ledger_published_defaults") else
-            ("the compute schedule (exploration, the final run and post-training) only"
+            ("the compute schedule (exploration and post-training) only"
+             if bill.figures["project_months_basis"] == "schedule" and post_training_only(p)
+             else "the compute schedule (exploration, the final run and post-training) only"
              if bill.figures["project_months_basis"] == "schedule" else
              "the longest role that gives its own months"
              if bill.figures["project_months_basis"] == "roles" else

@@ -1021,8 +1021,10 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     f = bill.figures
     t = bill.table()
     explore = bill.line("compute.exploratory")
+    # an RL campaign alone runs on its rl_gpus, not on n_gpus
+    on = f['n_gpus'] if prices_at_mfu(bill.scenario) else bill.scenario.get("rl_gpus")
     lines = [f"llmcost estimate: {scenario_path}",
-             f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}{_run_tokens(bill)}, "
+             f"{f['model']} on {on:,} x {f['accelerator']}{_run_tokens(bill)}, "
              + (f"MFU {_mfu_text(f['mfu'])}{_mfu_basis_words(bill)} ({f['mfu_source']})"
                 if prices_at_mfu(bill.scenario) else
                 "no line at the MFU (the RL campaign's passes are timed by the step model)")

@@ -45,6 +45,7 @@ from ..bill.ledger import (
     own_ranged_scenario,
     point_outside,
     post_training_only,
+    prices_at_mfu,
     simulate_ledger,
 )
 from ..bill.checks import GIVEN_MFU_PATTERN, RANGE_POINT_WORDS, fp8_over_bf16
@@ -1877,6 +1878,9 @@ def _same_given_mfu(bills) -> list:
     given = [x.get("mfu") for x in sc]
     if any(isinstance(g, Range) for g in given) and given[0] != given[1]:
         return []   # two ranges of one point are not "one figure on both" (a review)
+    if not all(prices_at_mfu(x) for x in sc):
+        return []   # an RL campaign alone prices nothing at the MFU (a trial read "the same
+        #             compute cost" of two such bills)
     # predicted or measured by a report (its mfu_band; estimate's private keys)
     derived = any(x.get(k) for x in sc for k in ("mfu_band", "_mfu_prediction",
                                                   "_mfu_calibration"))
@@ -2091,19 +2095,26 @@ def compare_days_words(bills) -> str:
     failures and restarts included), what a price comparison leaves out when one bill runs longer
     (spot against on demand): "main run's wall clock, failures included: A 416.8 days, B 374.0
     days (B − A −42.8 days)"; a bill of post-training alone (``ledger.post_training_only``)
-    has "no pre-training run"; "" when either bill has no such figure."""
+    has "no pre-training run", and both bills' post-training schedules are said
+    (``figures['schedule_days']``, the draws' longest); "" when either bill has no such
+    figure."""
     days = [getattr(b, "figures", {}).get("wall_clock_days") for b in bills]
     if len(days) != 2 or any(d is None or d != d for d in days):
         return ""
     a, b = (float(d) for d in days)
     alone = [post_training_only(getattr(x, "scenario", None) or {}) for x in bills]
-    if all(alone):   # neither has a main run: nothing to set side by side
-        return compare_months_words(bills).removeprefix("; ")
-    if any(alone):  # a bill of post-training alone has no main run (train_tokens: 0)
-        a_words, b_words = ("no pre-training run" if no else fmt_duration(d * 86400)
-                            for no, d in zip(alone, (a, b)))
-        return (f"main run's wall clock, failures included: A {a_words}, B {b_words}"
-                + compare_months_words(bills))
+    if any(alone):  # a bill of post-training alone has no main run (train_tokens: 0): its
+        # post-training schedule instead (a trial compared 64 GPUs on demand with 32 on spot
+        # and read dollars alone)
+        post = [fmt_duration(float(np.max(x.figures["schedule_days"]["post_training"]))
+                             * 86400) for x in bills]
+        words = ["no pre-training run" if no else fmt_duration(d * 86400)
+                 for no, d in zip(alone, (a, b))]
+        head = ("post-training schedule (its compute one part after another): "
+                f"A {post[0]}, B {post[1]}" if all(alone) else
+                f"main run's wall clock, failures included: A {words[0]}, B {words[1]}; "
+                f"post-training schedule: A {post[0]}, B {post[1]}")
+        return head + compare_months_words(bills)
     diff = b - a
     sign = "−" if diff < 0 else "+" if diff > 0 else ""
     return (f"main run's wall clock, failures included: A {fmt_duration(a * 86400)}, "

@@ -634,8 +634,9 @@ def estimate_ledger(scenario_path):
     if not prices_at_mfu(values):   # an RL campaign alone: its sequences are the rl_ keys'
         defaults.discard("seq_len")
     pred = scenario.get("_mfu_prediction")
-    # an RL campaign alone prices no line at the MFU: nothing to judge it by
-    warnings = scenario_warnings(values if prices_at_mfu(values) else {**values, "mfu": None},
+    # the MFU is judged against full training runs: an RL campaign alone prices nothing at it,
+    # and LoRA (frozen weights) is no such run
+    warnings = scenario_warnings(values if trains_on_n_gpus(values) else {**values, "mfu": None},
                                  mfu_predicted=pred is not None, defaults=defaults,
                                  given_mfu=scenario.get("mfu"),
                                  piloted="_mfu_calibration" in scenario,
