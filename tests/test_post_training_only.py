@@ -291,3 +291,60 @@ def test_pre_training_functions_refuse_it():
         with pytest.raises(ValueError, match=r"train_tokens=0 \(a bill of post-training "
                                              r"alone\)"):
             call()
+
+
+def test_a_range_that_can_bill_a_fine_tune_counts_as_one():
+    from llmcost.bill.ranges import parse_range
+    from llmcost.bill.scenario import prices_at_mfu, trains_on_n_gpus
+    r = parse_range("ledger_sft_tokens", {"low": 0, "mode": 0, "high": 1e10})
+    s = {"train_tokens": 0, "ledger_sft_tokens": r}
+    assert trains_on_n_gpus(s) and prices_at_mfu(s)
+    assert not trains_on_n_gpus({"train_tokens": 0, "ledger_lora_tokens": 1e9})
+    assert prices_at_mfu({"train_tokens": 0, "ledger_lora_tokens": 1e9})
+    assert not prices_at_mfu({"train_tokens": 0, "rl_iterations": 10})
+
+
+def test_file_rules(tmp_path):
+    f = tmp_path / "s.yaml"
+    f.write_text("model: qwen2.5-7b\ntrain_tokens: 0\nledger_sft_tokens: 1.0e9\n"
+                 "ledger_rerun_probability: 0\n")
+    assert load_scenario(f)["ledger_rerun_probability"] == 0     # 0 reruns nothing: allowed
+    f.write_text("model: qwen2.5-7b\ntrain_tokens: 0\nrl_iterations: 10\nmfu: predict\n")
+    with pytest.raises(ScenarioError, match="mfu=predict with train_tokens=0 and no "
+                                            "fine-tuning tokens"):
+        load_scenario(f)
+    with pytest.raises(ScenarioError, match=r"ledger_rerun_probability=uniform"):
+        build_ledger({**BASE, "ledger_sft_tokens": 1e9, "ledger_rerun_probability": [0.1, 0.2]})
+
+
+def test_rl_on_a_released_model_is_warned_against_its_own_context_only():
+    from llmcost.bill.checks import rl_context_warning
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+    v = {**LEDGER_DEFAULTS, "train_tokens": 0, "seq_len": 4096, "ledger_rl": True,
+         "rl_iterations": 10, "rl_prompt_tokens": 512, "rl_response_tokens": 1000}
+    # Qwen3-30B-A3B declares a 40,960-token context (its config.json): 16,896 tokens fit, no
+    # long-context phase to advise
+    assert rl_context_warning({**v, "model": "qwen3-30b-a3b",
+                               "rl_response_tokens_max": 16384}) is None
+    # Llama 2 7B: pre-trained at 4,096 (Touvron et al. 2023, Table 1), no longer context in
+    # the catalogue: 8,512 tokens said, extended by continued pre-training, never phases
+    w = rl_context_warning({**v, "model": "llama-2-7b", "rl_response_tokens_max": 8000})
+    assert "beyond the 4,096-token length llama-2-7b was pre-trained at" in w
+    assert "ledger_cpt_tokens" in w and "phases" not in w
+
+
+def test_committed_capacity_of_an_rl_campaign_alone_is_its_rl_gpus():
+    from llmcost.bill.validation import magnitude_warnings
+    s = {**BASE, "pricing": "reserved", "price_usd_per_gpu_hour": 2.0, "n_gpus": 64,
+         "rl_gpus": 16, "rl_iterations": 100, "rl_runs": 1, "ledger_project_months": 1.0}
+    bill = build_ledger(s)
+    said = " ".join(magnitude_warnings(bill.scenario, bill))
+    assert "16 GPUs" in said and "64 GPUs" not in said
+
+
+def test_an_ordinary_bill_keeps_its_words():
+    """Regression pin: the logs line of an ordinary bill says its months to one decimal, as
+    before this change (a review caught "18" for "18.0")."""
+    bill = build_ledger({**BASE, "train_tokens": 1e11, "ledger_log_bytes": 1e12,
+                         "ledger_project_months": 6.0})
+    assert "kept 18.0 months on s3-standard" in bill.line("storage.logs").source

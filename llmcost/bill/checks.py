@@ -1187,7 +1187,7 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
         return None
     beyond = _beyond_model_context(values, longest, trained, longest_key, n)
     if beyond or post_training_only(values):   # a released model: its declared context only
-        return beyond or None
+        return beyond or _beyond_pretraining_length(values, longest, longest_key, n)
     # a scenario with phases already has its longest one: lengthen it (a trial was asked for
     # the long-context phase its scenario held, at 32,768 for a 33,792-token rollout)
     phase_lengths = lengths[1:] if isinstance(values.get("seq_len"), int) else lengths
@@ -1207,6 +1207,24 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
             f"scenario trains its model at (seq_len and the phases' seq_len): the policy needs "
             f"{need}, and the generation time and KV cache the RL line prices are "
             "extrapolated.")
+
+
+def _beyond_pretraining_length(values: dict, longest: int, key: str, n) -> str | None:
+    """``rl_context_warning``'s sentence for a released model (a bill of post-training alone)
+    whose catalogue row declares no context: the RL sequences against the length it was
+    pre-trained at (``spec.seq_len``, ``context_warning``'s fallback), a lower bound of what
+    it attends; None within it or without the model."""
+    try:
+        spec = load_model(values["model"])
+    except (ValueError, KeyError, OSError):
+        return None
+    if spec.max_position_embeddings or longest <= spec.seq_len:
+        return None
+    return (f"the RL campaign's sequences, rl_prompt_tokens + {key} = {n[0]:,} + {n[1]:,} = "
+            f"{longest:,} tokens, are beyond the {spec.seq_len:,}-token length {spec.name} was "
+            "pre-trained at (the catalogue records no longer context): if the released model "
+            "attends no further, extend it first (ledger_cpt_tokens at that seq_len); the "
+            "generation time and KV cache the RL line prices are extrapolated.")
 
 
 def _beyond_model_context(values: dict, longest: int, trained: int, key: str, n) -> str | None:
@@ -2607,4 +2625,6 @@ def budget_warning(total_usd: float, budget_usd) -> str | None:
     return (f"the bill, ${total_usd:,.0f}, is {total_usd / budget_usd:.1f}× the budget "
             f"(ledger_budget_usd ${budget_usd:,.0f}): over by ${total_usd - budget_usd:,.0f}; cut "
             f"the plan (tokens, exploration, price) or raise the budget (`--budget-usd "
-            f"{budget_usd:.0f}` on `llmcost estimate` says how many tokens fit).")
+            f"{budget_usd:.0f}` on `llmcost estimate` says how many tokens fit, for a bill with "
+            "pre-training; a bill of post-training alone cuts its ledger_sft_tokens, rl_ keys "
+            "or GPUs).")

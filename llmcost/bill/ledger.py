@@ -1230,7 +1230,7 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
     _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
                   p["ledger_log_bytes"] / rel.BILLED_GB * ds_months, log_price,
                   "GiB-months (the GB a GB-month bills)", "$/GB-month",
-                  f"ledger_log_bytes kept {_quantity(ds_months)} months on "
+                  f"ledger_log_bytes kept {_months_words(ds_months)} months on "
                   f"{p['ledger_dataset_tier']}",
                   ("ledger_log_bytes", "ledger_dataset_tier"))
 

@@ -227,7 +227,7 @@ def trains_on_n_gpus(scenario: dict) -> bool:
     checks) do not."""
     if not post_training_only(scenario):
         return True
-    return any((point(scenario.get(k)) or 0) > 0 for k in TUNING_TOKEN_KEYS[:2])
+    return any(_tokens_given(scenario.get(k)) for k in TUNING_TOKEN_KEYS[:2])
 
 
 def prices_at_mfu(scenario: dict) -> bool:
@@ -236,12 +236,22 @@ def prices_at_mfu(scenario: dict) -> bool:
     pre-training or LoRA); an RL campaign alone is timed by the step model (``rl_`` keys)."""
     if not post_training_only(scenario):
         return True
-    return any((point(scenario.get(k)) or 0) > 0 for k in TUNING_TOKEN_KEYS)
+    return any(_tokens_given(scenario.get(k)) for k in TUNING_TOKEN_KEYS)
 
 
 def _nonzero(x) -> bool:
     """Whether a quantity is non-zero in at least one draw (``ledger._given``'s rule)."""
     return bool(np.any(np.asarray(x) != 0))
+
+
+def _tokens_given(v) -> bool:
+    """Whether a line's tokens are non-zero in at least one draw, as the bill bills the line
+    (``ledger._given``): a number or draws, or a ``Range`` any of whose ends is (a review's
+    SFT range of low 0, mode 0, high 1e10 was billed while the header said no fine-tune)."""
+    if isinstance(v, Range):
+        return any(_nonzero(getattr(v, e, None) or 0) for e in ("low", "mode", "high", "cut",
+                                                                 "p10", "p90"))
+    return v is not None and _nonzero(v)
 
 
 def check_post_training_only(p: dict) -> None:
@@ -269,9 +279,10 @@ def check_post_training_only(p: dict) -> None:
     for key in ("ledger_exploratory_fraction", "ledger_rerun_probability"):
         if p.get(key) is not None and (key != "ledger_rerun_probability"
                                        or (point(p[key]) or 0) > 0):
-            raise ScenarioError(f"{key}={p[key]!r} with train_tokens=0 (post-training alone): "
+            shown = p[key].describe() if isinstance(p[key], Range) else repr(p[key])
+            raise ScenarioError(f"{key}={shown} with train_tokens=0 (post-training alone): "
                                 f"{NO_PRETRAINING_KEYS[key]}; leave it out")
-    tuned = any((point(p.get(k)) or 0) > 0 for k in TUNING_TOKEN_KEYS)
+    tuned = any(_tokens_given(p.get(k)) for k in TUNING_TOKEN_KEYS)
     if not tuned and not p.get("ledger_rl"):
         raise ScenarioError(
             "train_tokens=0 bills post-training alone (the base model taken as trained), and "
@@ -2148,8 +2159,13 @@ def _check_file_post_training(out: dict) -> None:
     post-training alone that gives a key it cannot apply (``NO_PRETRAINING_KEYS``: the
     checkpoint-storage line's) is refused with why."""
     check_post_training_only({**LEDGER_DEFAULTS, **out, "ledger_rl": rl_campaign_given(out)})
-    if out.get("train_tokens") == 0:
-        for key in NO_PRETRAINING_KEYS:
+    if out.get("train_tokens") == 0 and out.get("mfu") == MFU_PREDICT and \
+            not prices_at_mfu({**LEDGER_DEFAULTS, **out}):
+        raise ScenarioError("mfu=predict with train_tokens=0 and no fine-tuning tokens: no line "
+                            "of this bill is priced at the MFU (an RL campaign's passes are "
+                            "timed by the step model); leave mfu out")
+    if out.get("train_tokens") == 0:   # (the two the ledger checks, by their values, above)
+        for key in [k for k in NO_PRETRAINING_KEYS if k.startswith("ckpt_")]:
             if key in out:
                 raise ScenarioError(f"{key}={out[key]!r} with train_tokens=0 (post-training "
                                     f"alone): {NO_PRETRAINING_KEYS[key]}; leave it out")

@@ -62,6 +62,8 @@ from .scenario import (  # noqa: F401  (user_words: report imports it from here 
     pilot_scale_given_with_throughput,
     point_scenario,
     post_training_only,
+    prices_at_mfu,
+    trains_on_n_gpus,
     user_words,
     validate_parameters,
 )
@@ -329,10 +331,14 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
             # the schedule notebook 00 step 7 lays out (a re-trial: 1 month given under a
             # 1.78-month schedule, said on that page alone); committed capacity says its own
             out.append(f"ledger_project_months={months:g} is shorter than the compute schedule "
-                       f"({sched:.4g} months: exploration, the final run and post-training one "
-                       "after the other, notebook 00 step 7): people, operations and storage are "
-                       "billed for less time than the compute takes")
-    out += [w for w in (own_published_run_warning(p),
+                       f"({sched:.4g} months: "
+                       + ("exploration and post-training" if post_training_only(p) else
+                          "exploration, the final run and post-training")
+                       + " one after the other, notebook 00 step 7): people, operations and "
+                       "storage are billed for less time than the compute takes")
+    # the MFU judged against the model's own published run: a full training run's (a LoRA or
+    # an RL campaign alone is none: ``trains_on_n_gpus``)
+    out += [w for w in (own_published_run_warning(p) if trains_on_n_gpus(p) else None,
                         _long_project_warning(months), _long_run_warning(p, bill),
                         _data_stock_warning(p), _checkpoint_interval_warning(p, bill),
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
@@ -498,7 +504,7 @@ def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
     months = p.get("ledger_project_months")
     if bill is None or p.get("pricing") != "reserved" or not isinstance(months, (int, float)):
         return None
-    rate, n = bill.figures["price_usd_per_gpu_hour"], int(p["n_gpus"])
+    rate, n = bill.figures["price_usd_per_gpu_hour"], _cluster_gpus(p)
     hours, used = _cluster_days(bill, n)
     days = months * (365.25 / 12)
     if days <= used:
@@ -524,7 +530,14 @@ def _capacity_too_short(p: dict, bill: Ledger, months: float) -> bool:
     in ``magnitude_warnings`` does not say it a second time."""
     committed = p.get("pricing") == "reserved" or (
         p.get("pricing") == "owned" and p.get("price_usd_per_gpu_hour") is None)
-    return committed and months * (365.25 / 12) <= _cluster_days(bill, int(p["n_gpus"]))[1]
+    return committed and months * (365.25 / 12) <= _cluster_days(bill, _cluster_gpus(p))[1]
+
+
+def _cluster_gpus(p: dict) -> int:
+    """The GPUs a committed-capacity warning reserves or owns: the scenario's ``n_gpus``, or an
+    RL campaign's ``rl_gpus`` in a bill of post-training alone that runs nothing else
+    (``scenario.prices_at_mfu`` false: a review read 64 GPUs reserved for a campaign on 16)."""
+    return int(p["n_gpus"] if prices_at_mfu(p) or not p.get("rl_gpus") else p["rl_gpus"])
 
 
 def _cluster_days(bill: Ledger, n: int) -> tuple[float, float]:
@@ -545,9 +558,10 @@ def _project_too_short(months: float, hours: float, used: float, n: int,
     if months * (365.25 / 12) < run_days:
         return None
     return (f"ledger_project_months={months:g} is shorter than the {fmt_quantity(used)} days of "
-            f"the {fmt_gpus(n)} the bill's {fmt_quantity(hours)} GPU-hours fill (the run and the "
-            "work around it): people, operations and storage are priced over fewer months than "
-            "the compute takes")
+            f"the {fmt_gpus(n)} the bill's {fmt_quantity(hours)} GPU-hours fill ("
+            + ("the run" if run_days else "the post-training")   # no run: post-training alone
+            + " and the work around it): people, operations and storage are priced over fewer "
+            "months than the compute takes")
 
 
 def owned_project_warning(p: dict, bill: Ledger | None) -> str | None:
@@ -568,7 +582,7 @@ def owned_project_warning(p: dict, bill: Ledger | None) -> str | None:
     if bill is None or p.get("pricing") != "owned" or \
             p.get("price_usd_per_gpu_hour") is not None or not isinstance(months, (int, float)):
         return None
-    rate, n = float(np.mean(bill.figures["gpu_rate_usd_per_gpu_hour"])), int(p["n_gpus"])
+    rate, n = float(np.mean(bill.figures["gpu_rate_usd_per_gpu_hour"])), _cluster_gpus(p)
     hours, used = _cluster_days(bill, n)
     days = months * (365.25 / 12)
     if days <= used:
@@ -603,7 +617,7 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
     except ValueError:
         return None
     terms = term_days(rows)
-    rate, n = bill.figures["price_usd_per_gpu_hour"], p["n_gpus"]
+    rate, n = bill.figures["price_usd_per_gpu_hour"], _cluster_gpus(p)
     # every GPU-hour the bill prices, as days of the cluster (a review: "this 86.8-day run"
     # where the 405B bill's 74.7M GPU-hours fill 190 days of its GPUs)
     days = _cluster_days(bill, n)[1]
