@@ -125,7 +125,7 @@ def _clean(scenario: dict, name: str = "scenario") -> dict:
     (``pilot.without_pilot``: the calibrated MFU over its band, the pilot keys cleared, the
     record in ``_mfu_pilot``), so that every lever prices the bill a report's notebook 00
     prices, and a lever's changed plan or hardware never re-applies the pilot's throughput.
-    A bill of post-training alone (``ledger.post_training_only``) is refused: the levers change
+    A bill of post-training alone (``scenario.post_training_only``) is refused: the levers change
     and time a pre-training run (its days, checkpoints, hardware and plan)."""
     if not isinstance(scenario, dict):
         raise ScenarioError(f"{name}={scenario!r} must be a mapping of parameter names to values")
@@ -3311,7 +3311,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     Raises
     ------
     ValueError
-        Neither given, a scenario of post-training alone (``ledger.post_training_only``: no
+        Neither given, a scenario of post-training alone (``scenario.post_training_only``: no
         pre-training run to fit), a non-positive value, a deadline no GPU count up to 64× the
         scenario's meets (with a plan that fits and no large pipeline bubble, where the counts
         are the plan's), or a budget below the bill of 0.1% of the scenario's tokens.

@@ -187,7 +187,7 @@ _role_positive = _refuse_if(
 
 def _pretraining_tokens(name, v):
     """A count of tokens, >= 0: 0 bills post-training alone (the base model taken as trained:
-    ``ledger.post_training_only``; ``check_post_training_only`` asks for what it bills); a
+    ``scenario.post_training_only``; ``check_post_training_only`` asks for what it bills); a
     negative count refused as the slip it is (a trial's -4e12 printed as -4000000000000.0)."""
     if v < 0:
         shown = f"{v:.4g}" if abs(v) >= 1e6 else repr(v)   # -4e+12, not -4000000000000.0
@@ -227,7 +227,7 @@ def trains_on_n_gpus(scenario: dict) -> bool:
     checks) do not."""
     if not post_training_only(scenario):
         return True
-    return any(_tokens_given(scenario.get(k)) for k in TUNING_TOKEN_KEYS[:2])
+    return any(_any_nonzero(scenario.get(k)) for k in TUNING_TOKEN_KEYS[:2])
 
 
 def prices_at_mfu(scenario: dict) -> bool:
@@ -236,7 +236,7 @@ def prices_at_mfu(scenario: dict) -> bool:
     pre-training or LoRA); an RL campaign alone is timed by the step model (``rl_`` keys)."""
     if not post_training_only(scenario):
         return True
-    return any(_tokens_given(scenario.get(k)) for k in TUNING_TOKEN_KEYS)
+    return any(_any_nonzero(scenario.get(k)) for k in TUNING_TOKEN_KEYS)
 
 
 def _nonzero(x) -> bool:
@@ -244,10 +244,11 @@ def _nonzero(x) -> bool:
     return bool(np.any(np.asarray(x) != 0))
 
 
-def _tokens_given(v) -> bool:
-    """Whether a line's tokens are non-zero in at least one draw, as the bill bills the line
-    (``ledger._given``): a number or draws, or a ``Range`` any of whose ends is (a review's
-    SFT range of low 0, mode 0, high 1e10 was billed while the header said no fine-tune)."""
+def _any_nonzero(v) -> bool:
+    """Whether a quantity is non-zero in at least one draw, as the bill decides a line's
+    status (``ledger._given``): a number or draws, or a ``Range`` any of whose ends is (a
+    review's SFT range of low 0, mode 0, high 1e10 was billed while the header said no
+    fine-tune)."""
     if isinstance(v, Range):
         return any(_nonzero(getattr(v, e, None) or 0) for e in ("low", "mode", "high", "cut",
                                                                  "p10", "p90"))
@@ -278,11 +279,11 @@ def check_post_training_only(p: dict) -> None:
             "gives its data, evaluation and people lines itself")
     for key in ("ledger_exploratory_fraction", "ledger_rerun_probability"):
         if p.get(key) is not None and (key != "ledger_rerun_probability"
-                                       or (point(p[key]) or 0) > 0):
+                                       or _any_nonzero(p[key])):
             shown = p[key].describe() if isinstance(p[key], Range) else repr(p[key])
             raise ScenarioError(f"{key}={shown} with train_tokens=0 (post-training alone): "
                                 f"{NO_PRETRAINING_KEYS[key]}; leave it out")
-    tuned = any(_tokens_given(p.get(k)) for k in TUNING_TOKEN_KEYS)
+    tuned = any(_any_nonzero(p.get(k)) for k in TUNING_TOKEN_KEYS)
     if not tuned and not p.get("ledger_rl"):
         raise ScenarioError(
             "train_tokens=0 bills post-training alone (the base model taken as trained), and "

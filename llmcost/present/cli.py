@@ -1134,7 +1134,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
 def _pretraining_figure_lines(bill) -> list:
     """The pre-training figures under the bill in the terminal: its FLOPs on both counts, the
     compute threshold, its GPU-hours and wall clock; one sentence for a bill of post-training
-    alone (``ledger.post_training_only``)."""
+    alone (``scenario.post_training_only``)."""
     f = bill.figures
     if post_training_only(bill.scenario or {}):
         tuned = [ln.line.split(" (")[0] for ln in bill.lines if ln.key in (

@@ -2094,7 +2094,7 @@ def compare_days_words(bills) -> str:
     """The two bills' main-run wall clock side by side (``Ledger.figures['wall_clock_days']``,
     failures and restarts included), what a price comparison leaves out when one bill runs longer
     (spot against on demand): "main run's wall clock, failures included: A 416.8 days, B 374.0
-    days (B − A −42.8 days)"; a bill of post-training alone (``ledger.post_training_only``)
+    days (B − A −42.8 days)"; a bill of post-training alone (``scenario.post_training_only``)
     has "no pre-training run", and both bills' post-training schedules are said
     (``figures['schedule_days']``, the draws' longest); "" when either bill has no such
     figure."""

@@ -1567,7 +1567,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
 
 
 #: Why a bill of post-training alone without a full fine-tune checks no plan on ``n_gpus``
-#: (``ledger.trains_on_n_gpus``), as ``estimate_ledger`` warns it.
+#: (``scenario.trains_on_n_gpus``), as ``estimate_ledger`` warns it.
 NO_FULL_RUN_WORDS = ("the bill trains no full model on n_gpus (post-training alone, no SFT or "
                      "continued pre-training): LoRA's memory (frozen weights and adapters) is "
                      "not modelled, and an RL campaign is checked on rl_gpus")
@@ -1575,7 +1575,7 @@ NO_FULL_RUN_WORDS = ("the bill trains no full model on n_gpus (post-training alo
 
 def _refuse_post_training_only(scenario: dict, scenario_path) -> None:
     """A ``ScenarioError`` before anything is written for a bill of post-training alone
-    (``ledger.post_training_only``, ``train_tokens: 0``): every page walks a pre-training run
+    (``scenario.post_training_only``, ``train_tokens: 0``): every page walks a pre-training run
     (its FLOPs, batch, plan, step time, checkpoints, compute-optimal point, and the bill's
     levers on it), so none runs on none; ``llmcost estimate`` prints that bill."""
     if post_training_only(scenario):
