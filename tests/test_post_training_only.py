@@ -348,3 +348,21 @@ def test_an_ordinary_bill_keeps_its_words():
     bill = build_ledger({**BASE, "train_tokens": 1e11, "ledger_log_bytes": 1e12,
                          "ledger_project_months": 6.0})
     assert "kept 18.0 months on s3-standard" in bill.line("storage.logs").source
+
+
+def test_a_fine_tune_that_loses_most_of_its_hours_is_warned_of():
+    """Spot pre-emptions of 3 per node-day on 512 H100 (64 nodes: one every 7.5 min): a
+    5e11-token continued pre-training keeps a small part of its hours, said beside the line's
+    own words (a review read 23% in the line alone)."""
+    from llmcost.bill.validation import magnitude_warnings
+    s = {**BASE, "n_gpus": 512, "pricing": "spot", "price_usd_per_gpu_hour": 2.0,
+         "ledger_spot_preemptions_per_node_day": 3.0, "fail_rate_per_gpu_year": 0.173,
+         "ledger_cpt_tokens": 5e11}
+    bill = build_ledger(s)
+    g = bill.figures["post_training_goodput"]["continued pre-training"]
+    assert 0 < g < 0.5
+    assert f"goodput {g:.1%}" in bill.line("post.cpt").how
+    said = [w for w in magnitude_warnings(bill.scenario, bill) if w.startswith("goodput")]
+    assert len(said) == 1 and said[0].startswith(
+        f"goodput {g:.0%}: the continued pre-training run pays {1 / g:.2f}× its ideal")
+    assert "exploratory" not in said[0]

@@ -454,6 +454,9 @@ class _Basis:
     #: the checkpoint-storage bandwidth and its source (sized once, for the main run, when the
     #: scenario leaves it out: ``_storage_for``)
     storage_bw: dict
+    #: each fine-tuning line's goodput by its label (``_post_training_lines``): a bill of
+    #: post-training alone says the lowest where its main run's would be said
+    tuning_goodput: dict = field(default_factory=dict)
 
 
 def _build(p: dict) -> Ledger:
@@ -916,6 +919,7 @@ def _post_training_lines(lines: list, b: _Basis):
             g = 1.0
         hours = ideal / g
         post_h += hours
+        b.tuning_goodput[label.split(" (")[0]] = g
         lines.append(Line(
             f"post.{key}", label, "post-training", "post-training", b.kind_compute,
             hours * b.gpu_rate,
@@ -1428,8 +1432,10 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
             spec, ph["seq_len"], causal=True)) for ph in run["phases"]),
         "ideal_gpu_hours": run["ideal_h"], "paid_gpu_hours": run["paid_h"],
         "main_ideal_gpu_hours": run["main_ideal"],
-        # None without a run (post_training_only): each fine-tune says its own in its line
+        # None without a run (post_training_only): each fine-tune's is in its line and in
+        # post_training_goodput (by the line's name)
         "goodput": run["ideal_h"] / run["paid_h"] if _given(run["paid_h"]) else None,
+        "post_training_goodput": dict(b.tuning_goodput),
         "wall_clock_days": run["main_days"], "run_wall_clock_days": run["run_days"],
         "all_gpu_hours": totals["all_gpu_hours"],
         "energy_mwh": en["mwh"],

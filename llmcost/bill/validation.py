@@ -1437,10 +1437,17 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     line, a multiple of the final run's paid hours (Cottier et al. 2024), carries the same
     losses although smaller exploratory jobs are interrupted less often (notebook 09 prices them
     as smaller jobs). A trial: 2,048 H100 on spot, goodput 41%, a pre-emption every 38 minutes,
-    said nowhere. None without a bill or above the threshold."""
+    said nowhere. A bill of post-training alone says its lowest fine-tuning line's
+    (``figures['post_training_goodput']``; a review's CPT on 512 spot H100 at 23%, said in the
+    line's words alone). None without a bill or above the threshold."""
     if bill is None:
         return None
     g, mtbf = bill.figures.get("goodput"), bill.figures.get("job_mtbf_s")
+    run = "the pre-training run"
+    tuned = bill.figures.get("post_training_goodput") or {}
+    if g is None and tuned and post_training_only(bill.scenario):   # its lowest fine-tune
+        run, g = min(((f"the {k} run", float(np.min(v))) for k, v in tuned.items()),
+                     key=lambda x: x[1])
     if g is None or not g < LOW_GOODPUT_WARNING or mtbf is None:
         return None
     on_spot = p.get("pricing") == "spot"
@@ -1463,12 +1470,13 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
             "applied whatever the job's size: set fail_planned_per_day to your cluster's)"
             if np.all(planned == LEDGER_DEFAULTS["fail_planned_per_day"]) else
             " (fail_planned_per_day)") + ", or make training resumable"
-    return (f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal GPU-hours, "
+    return (f"goodput {g:.0%}: {run} pays {1 / g:.2f}× its ideal GPU-hours, "
             f"interrupted {_by_words(bill.scenario['ledger_resumable'], on_spot)}every "
-            f"{fmt_duration(float(mtbf))} on "
-            f"{fmt_gpus(bill.figures['n_gpus'])}{after}; the exploratory line, a multiple of the "
-            "final run's paid hours, carries the same losses, though smaller exploratory jobs "
-            f"are interrupted less often: check {check}")
+            f"{fmt_duration(float(mtbf))} on {fmt_gpus(bill.figures['n_gpus'])}{after}"
+            + ("" if run != "the pre-training run" else
+               "; the exploratory line, a multiple of the final run's paid hours, carries the "
+               "same losses, though smaller exploratory jobs are interrupted less often")
+            + f": check {check}")
 
 
 def _by_words(resumable: bool, on_spot: bool) -> str:
