@@ -137,6 +137,7 @@ from .scenario import (
     resolve_price,
     rl_campaign_given,
     scenario_error,
+    schedule_parts_words,
     trains_on_n_gpus,
     SERVE_USER_WORDS,
     user_words,
@@ -1090,9 +1091,7 @@ def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) ->
             f"months, {role:g}, longer than the compute {'schedule' if longer else 'run'} "
             f"({_period(months, 'months')}); the data work before it is not counted: set "
             "ledger_project_months"), "roles"
-    parts = ("exploration and post-training" if post_training_only(p) else
-             f"exploration, the final run{with_phases} and post-training")
-    span = (f"the compute schedule ({parts} "
+    span = (f"the compute schedule ({schedule_parts_words(p, with_phases)} "
             f"one after the other, notebook 00 step 7; {_period(months, 'months')}) only; the "
             "data work before it is not counted" if longer else
             f"the final run's wall clock{with_phases} ({_period(months, 'months')}), nothing "

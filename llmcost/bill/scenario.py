@@ -239,6 +239,15 @@ def prices_at_mfu(scenario: dict) -> bool:
     return any(_any_nonzero(scenario.get(k)) for k in TUNING_TOKEN_KEYS)
 
 
+def schedule_parts_words(scenario: dict, with_phases: str = "") -> str:
+    """What a bill's compute schedule lays one after the other, in words: "exploration, the
+    final run and post-training" (``with_phases``: words after "the final run", e.g. " with its
+    2 other pre-training phases"), or "exploration and post-training" for a bill of
+    post-training alone (``post_training_only``: no final run)."""
+    return ("exploration and post-training" if post_training_only(scenario) else
+            f"exploration, the final run{with_phases} and post-training")
+
+
 def _nonzero(x) -> bool:
     """Whether a quantity is non-zero in at least one draw (``ledger._given``'s rule)."""
     return bool(np.any(np.asarray(x) != 0))

@@ -63,6 +63,7 @@ from .scenario import (  # noqa: F401  (user_words: report imports it from here 
     point_scenario,
     post_training_only,
     prices_at_mfu,
+    schedule_parts_words,
     trains_on_n_gpus,
     user_words,
     validate_parameters,
@@ -331,11 +332,9 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
             # the schedule notebook 00 step 7 lays out (a re-trial: 1 month given under a
             # 1.78-month schedule, said on that page alone); committed capacity says its own
             out.append(f"ledger_project_months={months:g} is shorter than the compute schedule "
-                       f"({sched:.4g} months: "
-                       + ("exploration and post-training" if post_training_only(p) else
-                          "exploration, the final run and post-training")
-                       + " one after the other, notebook 00 step 7): people, operations and "
-                       "storage are billed for less time than the compute takes")
+                       f"({sched:.4g} months: {schedule_parts_words(p)} one after the "
+                       "other, notebook 00 step 7): people, operations and storage are billed "
+                       "for less time than the compute takes")
     # the MFU judged against the model's own published run: a full training run's (a LoRA or
     # an RL campaign alone is none: ``trains_on_n_gpus``)
     out += [w for w in (own_published_run_warning(p) if trains_on_n_gpus(p) else None,
@@ -694,9 +693,7 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     took = ("Epoch's median project, a published default (ledger_published_defaults; the "
             "compute schedule, exploration, the final run and post-training, where longer)"
             if p.get("ledger_published_defaults") else
-            ("the compute schedule (exploration and post-training) only"
-             if bill.figures["project_months_basis"] == "schedule" and post_training_only(p)
-             else "the compute schedule (exploration, the final run and post-training) only"
+            (f"the compute schedule ({schedule_parts_words(p)}) only"
              if bill.figures["project_months_basis"] == "schedule" else
              "the longest role that gives its own months"
              if bill.figures["project_months_basis"] == "roles" else
@@ -1443,9 +1440,9 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     if bill is None:
         return None
     g, mtbf = bill.figures.get("goodput"), bill.figures.get("job_mtbf_s")
-    run = "the pre-training run"
-    tuned = bill.figures.get("post_training_goodput") or {}
-    if g is None and tuned and post_training_only(bill.scenario):   # its lowest fine-tune
+    run, tuned = "the pre-training run", bill.figures.get("post_training_goodput") or {}
+    alone = g is None and bool(tuned) and post_training_only(bill.scenario)
+    if alone:   # a bill of post-training alone: its lowest fine-tune
         run, g = min(((f"the {k} run", float(np.min(v))) for k, v in tuned.items()),
                      key=lambda x: x[1])
     if g is None or not g < LOW_GOODPUT_WARNING or mtbf is None:
@@ -1473,7 +1470,7 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     return (f"goodput {g:.0%}: {run} pays {1 / g:.2f}× its ideal GPU-hours, "
             f"interrupted {_by_words(bill.scenario['ledger_resumable'], on_spot)}every "
             f"{fmt_duration(float(mtbf))} on {fmt_gpus(bill.figures['n_gpus'])}{after}"
-            + ("" if run != "the pre-training run" else
+            + ("" if alone else
                "; the exploratory line, a multiple of the final run's paid hours, carries the "
                "same losses, though smaller exploratory jobs are interrupted less often")
             + f": check {check}")

@@ -1137,8 +1137,7 @@ def _pretraining_figure_lines(bill) -> list:
     alone (``scenario.post_training_only``)."""
     f = bill.figures
     if post_training_only(bill.scenario or {}):
-        tuned = [ln.line.split(" (")[0] for ln in bill.lines if ln.key in (
-            "post.sft", "post.cpt", "post.lora") and ln.status == "modelled"]
+        tuned = list(f["post_training_goodput"])   # the fine-tunes billed, by name
         sched = f["schedule_days"]
         return [f"no pre-training billed ({BASE_MODEL_WORDS}); "
                 f"{fmt_quantity(f['all_gpu_hours'])} GPU-h of post-training, evaluation and the "
